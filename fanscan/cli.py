@@ -1,0 +1,45 @@
+"""The `fanscan` command: one sub-command per module, each with `add_parser(subparsers)` and `run(args) -> int`."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from scoring.errors import FanscanError
+
+# Each entry is a module of this package that defines `add_parser(subparsers)` and `run(args) -> int`.
+COMMAND_MODULES = (
+    "fanscan.commands.score",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fanscan",
+        description="Score a finished mahjong hand (from a hand string or a photo), every fan explained.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).add_parser(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except FanscanError as error:
+        print(f"fanscan: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("fanscan: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

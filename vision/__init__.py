@@ -1,0 +1,1 @@
+"""The photo side: load, detect, classify, group into a HandProposal. May use `scoring`, never `fanscan`."""

@@ -1,0 +1,120 @@
+"""Reading YOLO-layout datasets: `data.yaml` class names, `images/`, `labels/` with one box per line.
+
+Polygon lines (`class x1 y1 x2 y2 ...`) become their enclosing box: skipping them would teach a model that those
+tiles are background.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from scoring.errors import FanscanError
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp")
+
+
+@dataclass(frozen=True)
+class LabelBox:
+    """One labelled box, normalised to 0..1 of the image width and height."""
+
+    class_index: int
+    cx: float
+    cy: float
+    w: float
+    h: float
+    from_polygon: bool = False
+
+    def to_pixels(self, width: int, height: int) -> tuple[float, float, float, float]:
+        """(x0, y0, x1, y1) in pixels."""
+        return (
+            (self.cx - self.w / 2) * width,
+            (self.cy - self.h / 2) * height,
+            (self.cx + self.w / 2) * width,
+            (self.cy + self.h / 2) * height,
+        )
+
+
+@dataclass(frozen=True)
+class LabelledImage:
+    image_path: Path
+    label_path: Path
+    boxes: tuple[LabelBox, ...]
+
+
+def read_class_names(data_yaml: Path) -> list[str]:
+    """The `names:` list of a YOLO `data.yaml` (inline list or one `- name` / `i: name` per line)."""
+    text = Path(data_yaml).read_text(encoding="utf-8")
+    inline = re.search(r"^names:\s*(\[.*?\])", text, re.MULTILINE | re.DOTALL)
+    if inline:
+        return [str(n) for n in ast.literal_eval(inline.group(1))]
+    names: list[str] = []
+    block = re.search(r"^names:\s*\n((?:[ \t]+.*\n?)+)", text, re.MULTILINE)
+    if block:
+        for line in block.group(1).splitlines():
+            item = line.strip()
+            if item.startswith("- "):
+                names.append(item[2:].strip().strip("'\""))
+            elif ":" in item:
+                names.append(item.split(":", 1)[1].strip().strip("'\""))
+    if not names:
+        raise FanscanError(f"{data_yaml}: no 'names:' list of classes found")
+    return names
+
+
+def parse_label_line(line: str, where: str) -> LabelBox | None:
+    """One label line as a box; None for a blank line."""
+    fields = line.split()
+    if not fields:
+        return None
+    try:
+        class_index = int(fields[0])
+        values = [float(v) for v in fields[1:]]
+    except ValueError:
+        raise FanscanError(f"{where}: not a YOLO label line: {line.strip()!r}") from None
+    if len(values) == 4:
+        cx, cy, w, h = values
+        return LabelBox(class_index, cx, cy, w, h)
+    if len(values) >= 6 and len(values) % 2 == 0:
+        xs, ys = values[0::2], values[1::2]
+        x0, x1 = max(0.0, min(xs)), min(1.0, max(xs))
+        y0, y1 = max(0.0, min(ys)), min(1.0, max(ys))
+        return LabelBox(class_index, (x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0, from_polygon=True)
+    raise FanscanError(f"{where}: expected 4 box values or a polygon, got {len(values)} values")
+
+
+def read_labels(label_path: Path) -> tuple[LabelBox, ...]:
+    """All boxes of one label file (missing file = no boxes)."""
+    path = Path(label_path)
+    if not path.exists():
+        return ()
+    boxes = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        box = parse_label_line(line, f"{path}:{number}")
+        if box is not None:
+            boxes.append(box)
+    return tuple(boxes)
+
+
+def iter_split(split_dir: Path) -> Iterator[LabelledImage]:
+    """Every image of a split folder (`images/`, `labels/`), sorted by name, with its boxes."""
+    split = Path(split_dir)
+    images_dir, labels_dir = split / "images", split / "labels"
+    if not images_dir.is_dir():
+        raise FanscanError(f"{split}: no images/ folder (expected a YOLO-layout split)")
+    for image_path in sorted(images_dir.iterdir()):
+        if image_path.suffix.lower() in IMAGE_SUFFIXES:
+            label_path = labels_dir / (image_path.stem + ".txt")
+            yield LabelledImage(image_path, label_path, read_labels(label_path))
+
+
+def find_data_yaml(split_dir: Path) -> Path:
+    """The data.yaml of a split: in the folder itself or its parent."""
+    split = Path(split_dir)
+    for candidate in (split / "data.yaml", split.parent / "data.yaml"):
+        if candidate.exists():
+            return candidate
+    raise FanscanError(f"{split}: no data.yaml beside or above it (needed for class names)")
