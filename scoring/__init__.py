@@ -1,1 +1,25 @@
-"""The scoring engine: tiles and notation, hand model, decompositions, waits, MCR and HK rule sets. No images."""
+"""The scoring engine: tiles and notation, hand model, decompositions, waits, MCR and HK rule sets. No images.
+
+Public API (see ENGINE.md):
+    parse_hand(text) -> Hand              format_hand(hand) -> str
+    Hand, Meld, WinContext                dataclasses with to_dict / from_dict (the structured form)
+    score(hand, context=None, rules="mcr") -> Score   (Score.to_dict() is the JSON)
+    waits(hand13) -> list[str]            decompose(hand) -> list of arrangements
+    is_complete(tiles, n_melds) -> bool   fast completeness check (memoised), for the vision grouping step
+    RULE_SETS, register_rule_set, RuleSet, Fan   the rule-set registry
+"""
+
+from . import mcr  # noqa: F401  (registers the "mcr" rule set)
+from .engine import RULE_SETS, Fan, RuleSet, View, get_rule_set, register_rule_set
+from .errors import FanscanError
+from .hand import Hand, Meld, WinContext, validate
+from .notation import format_hand, parse_hand
+from .score import Score, decompose, is_complete, score, waits
+
+decompositions = decompose
+
+__all__ = [
+    "RULE_SETS", "Fan", "FanscanError", "Hand", "Meld", "RuleSet", "Score", "View", "WinContext", "decompose",
+    "decompositions", "format_hand", "get_rule_set", "is_complete", "parse_hand", "register_rule_set", "score",
+    "validate", "waits",
+]

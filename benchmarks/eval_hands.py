@@ -1,0 +1,94 @@
+"""Whole-hand accuracy: the share of `hand_*` photos whose proposed hand is exactly the labelled one.
+
+    python benchmarks/eval_hands.py                      # the bundled samples (= the test split's hand_* photos)
+    python benchmarks/eval_hands.py --data ../shared/data/chinese-mahjong-v4/test --json runs/eval_hands.json
+
+Each photo goes through the product path, `vision.pipeline.Pipeline.propose` (load, detect, crop, classify, group
+with the rules), and counts as exact when the proposal's tile multiset (faces and flowers, no backs) equals the
+labelled one. The labels of a photo that does not show a complete hand (13 tiles, or 14 that make no hand) are
+still what the photo shows, so the rules must not "correct" those. Also reports the median time of each stage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from scoring.errors import FanscanError  # noqa: E402
+from vision.dataset_classes import guess_table, tile_id_for  # noqa: E402
+from vision.yolo_data import find_data_yaml, iter_split, read_class_names  # noqa: E402
+
+DEFAULT_DATA = ROOT / "datasets" / "samples"
+
+
+def evaluate(data: Path, pipeline, prefix: str = "hand_", progress: bool = True) -> dict:
+    names = read_class_names(find_data_yaml(data))
+    table = guess_table(names)
+    items = [item for item in iter_split(data) if item.image_path.name.startswith(prefix)]
+    if not items:
+        raise FanscanError(f"{data}: no {prefix}* photos")
+    photos = []
+    timings: dict[str, list[float]] = {}
+    started = time.perf_counter()
+    for n, item in enumerate(items, start=1):
+        expected = [tile_id_for(names[b.class_index], table) for b in sorted(item.boxes, key=lambda b: b.cx)]
+        proposal = pipeline.propose(item.image_path)
+        got = proposal.hand_tiles()
+        exact = Counter(got) == Counter(expected)
+        missing = list((Counter(expected) - Counter(got)).elements())
+        extra = list((Counter(got) - Counter(expected)).elements())
+        photos.append({
+            "image": item.image_path.name, "exact": exact, "status": proposal.status, "hand": proposal.hand,
+            "expected": expected, "missing": missing, "extra": extra, "warnings": proposal.warnings,
+            "timings_ms": proposal.timings_ms,
+        })
+        for stage, ms in proposal.timings_ms.items():
+            timings.setdefault(stage, []).append(ms)
+        if progress:
+            mark = "exact" if exact else f"WRONG (missing {missing}, extra {extra})"
+            print(f"[{n}/{len(items)}] {item.image_path.name}: {proposal.hand!r} {proposal.status} {mark}",
+                  file=sys.stderr)
+    exact_count = sum(p["exact"] for p in photos)
+    return {
+        "data": str(data),
+        "photos": len(photos),
+        "exact": exact_count,
+        "whole_hand_exact": round(exact_count / len(photos), 4),
+        "median_ms": {stage: round(statistics.median(v), 2) for stage, v in timings.items()},
+        "seconds": round(time.perf_counter() - started, 1),
+        "per_photo": photos,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="YOLO-layout split (default: the samples)")
+    parser.add_argument("--json", type=Path, help="write the full result (per photo) here")
+    parser.add_argument("--prefix", default="hand_", help="photos whose name starts with this (default hand_)")
+    args = parser.parse_args(argv)
+    try:
+        from vision.pipeline import Pipeline
+
+        result = evaluate(args.data, Pipeline(), args.prefix)
+    except FanscanError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    summary = {k: v for k, v in result.items() if k != "per_photo"}
+    summary["wrong"] = [p["image"] for p in result["per_photo"] if not p["exact"]]
+    print(json.dumps(summary, indent=2))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(result, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

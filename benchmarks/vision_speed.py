@@ -1,0 +1,128 @@
+"""Speed of the photo stages on a 640-px photo and on a 12-megapixel photo, next to the time to just decode it.
+
+    python benchmarks/vision_speed.py --json runs/vision_speed.json
+
+The 12-MP photo is a test photo upscaled to 4000 x 3000 and saved as JPEG (quality 92) in a temporary folder.
+Medians over `--repeat` runs after one warm-up. `decode_only_ms` is a plain full-resolution `cv2.imread`;
+`load_ms` is `vision.load.load_image` (header checks, EXIF, libjpeg's reduced decode, scale to working size).
+Stages present in this checkout are timed; classification is timed when `vision.classify` and its model exist.
+Grouping (`vision.group`) is left to its own benchmark: it needs readings, not pixels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from vision.detect import TileDetector  # noqa: E402
+from vision.load import load_image  # noqa: E402
+
+DEFAULT_PHOTO = ROOT.parent / "shared" / "data" / "chinese-mahjong-v4" / "test" / "images"
+FALLBACK_PHOTO = ROOT / "tests" / "data" / "mini_yolo" / "train" / "images"
+
+
+def median_ms(fn: Callable[[], object], repeat: int) -> float:
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return round(statistics.median(times), 2)
+
+
+def pick_photo(path: Path | None) -> Path:
+    if path is not None:
+        return path
+    for folder in (DEFAULT_PHOTO, FALLBACK_PHOTO):
+        if folder.is_dir():
+            photos = sorted(p for p in folder.iterdir() if p.name.startswith("hand_")) or sorted(folder.iterdir())
+            if photos:
+                return photos[0]
+    raise SystemExit("no photo found: pass --photo")
+
+
+def load_classifier():
+    try:
+        from vision.classify import TileClassifier
+
+        return TileClassifier()
+    except Exception:  # not written yet, or no model shipped: time what exists
+        return None
+
+
+def stage_times(path: Path, detector: TileDetector, classifier, repeat: int) -> dict:
+    result: dict[str, float | int | None] = {}
+    result["decode_only_ms"] = median_ms(lambda: cv2.imread(str(path), cv2.IMREAD_COLOR), repeat)
+    result["load_ms"] = median_ms(lambda: load_image(path), repeat)
+    image = load_image(path).image
+    result["working_size"] = f"{image.shape[1]}x{image.shape[0]}"
+    result["detect_ms"] = median_ms(lambda: detector.detect(image), repeat)
+    tiles = detector.detect(image)
+    result["tiles"] = len(tiles)
+    total = result["load_ms"] + result["detect_ms"]
+    if classifier is not None and tiles:
+        from vision.crops import DEFAULT_SPEC, crop_tiles
+
+        spec = getattr(classifier, "crop_spec", DEFAULT_SPEC)
+        quads = [t.quad for t in tiles]
+        result["crop_ms"] = median_ms(lambda: crop_tiles(image, quads, spec), repeat)
+        crops = crop_tiles(image, quads, spec)
+        result["classify_ms"] = median_ms(lambda: classifier.classify(crops, 3), repeat)
+        total += result["crop_ms"] + result["classify_ms"]
+    else:
+        result["crop_ms"] = result["classify_ms"] = None
+    result["load_detect_classify_ms"] = round(total, 2)
+    result["ratio_to_decode_only"] = round(total / result["decode_only_ms"], 2)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", nargs="?", const="-", help="write JSON here ('-' or no value: stdout only)")
+    parser.add_argument("--photo", type=Path, help="a ~640-px photo (default: the first hand_* test photo)")
+    parser.add_argument("--model", type=Path, help="detector ONNX (default: models/tile_detector.onnx)")
+    parser.add_argument("--threads", type=int, default=None, help="onnxruntime threads (default 2)")
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args(argv)
+    photo = pick_photo(args.photo)
+    detector = TileDetector(args.model, threads=args.threads)
+    classifier = load_classifier()
+    with tempfile.TemporaryDirectory() as tmp:
+        big = Path(tmp) / "photo_12mp.jpg"
+        upscaled = cv2.resize(cv2.imread(str(photo)), (4000, 3000), interpolation=cv2.INTER_CUBIC)
+        cv2.imwrite(str(big), upscaled, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        result = {
+            "photo": str(photo),
+            "model": str(detector.path),
+            "onnxruntime_threads": detector.session.get_session_options().intra_op_num_threads,
+            "cpu_count": os.cpu_count(),
+            "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+            "python": platform.python_version(),
+            "opencv": cv2.__version__,
+            "photo_640": stage_times(photo, detector, classifier, args.repeat),
+            "photo_12mp": stage_times(big, detector, classifier, max(5, args.repeat // 4)),
+        }
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.json and args.json != "-":
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

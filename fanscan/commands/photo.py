@@ -1,0 +1,149 @@
+"""`fanscan photo IMG`: read a finished hand from a photo, let the user confirm or correct it, and score it.
+
+    fanscan photo hand.jpg                  # shows the proposal, asks to accept / fix, asks the win context
+    fanscan photo hand.jpg --yes --self-drawn --seat S
+    fanscan photo hand.jpg --json           # one JSON object: proposal, hand, score (no questions)
+    fanscan photo hand.jpg --annotate out.png
+
+The photo cannot show the win context (self-drawn or not, the winds, flowers kept aside, last tile, ...): the
+questions ask for it, with the flags as defaults; with `--yes` / `--json` the flags are the answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from fanscan.confirm import LOW_CONFIDENCE, Prompter, ask_context, confirm_hand, describe_proposal, parse_flowers
+from scoring import Hand, WinContext, parse_hand, score
+from scoring.errors import FanscanError
+from vision.proposal import EMPTY, HandProposal
+
+# How often an impossible context may be re-asked before giving up (a script feeding bad answers must end).
+MAX_CONTEXT_TRIES = 3
+
+
+def add_context_arguments(parser: argparse.ArgumentParser) -> None:
+    """The win-context flags shared by `photo` and `batch`."""
+    group = parser.add_argument_group("win context (what the photo cannot show)")
+    group.add_argument("--self-drawn", action="store_true", help="won on a self-drawn tile (default: on a discard)")
+    group.add_argument("--seat", "--seat-wind", dest="seat_wind", default="E", type=str.upper,
+                       choices=("E", "S", "W", "N"), help="seat wind (default E)")
+    group.add_argument("--prevalent", "--prevalent-wind", "--round", dest="prevalent_wind", default="E",
+                       type=str.upper, choices=("E", "S", "W", "N"), help="prevalent (round) wind (default E)")
+    group.add_argument("--flowers", help="flowers kept aside: letters a-h or a number (default: those in the photo)")
+    group.add_argument("--last-of-kind", action="store_true", help="the winning tile is the last of its kind")
+    group.add_argument("--last-tile", action="store_true", help="won on the last tile of the wall")
+    group.add_argument("--kong-replacement", action="store_true", help="won on the replacement tile after a kong")
+    group.add_argument("--robbing-kong", action="store_true", help="won by robbing a kong")
+    group.add_argument("--winning-tile", help="the tile that completed the hand (default: the one set apart in the "
+                                              "photo, else the last one)")
+
+
+def context_from_args(args: argparse.Namespace, photo_flowers: list[str] | tuple[str, ...] = ()) -> WinContext:
+    flowers, count = parse_flowers(args.flowers) if args.flowers is not None else (tuple(photo_flowers), None)
+    return WinContext(
+        prevalent_wind=args.prevalent_wind, seat_wind=args.seat_wind, self_drawn=args.self_drawn,
+        last_of_kind=args.last_of_kind, last_tile=args.last_tile, kong_replacement=args.kong_replacement,
+        robbing_kong=args.robbing_kong, flowers=flowers, flower_count=count,
+    )
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "photo", help="score a finished hand from a photo (propose, confirm, score)",
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("image", help="photo of the hand: JPEG, PNG or WebP")
+    parser.add_argument("-y", "--yes", action="store_true", help="accept the proposal; context from flags")
+    parser.add_argument("--json", action="store_true", help="print proposal and score as one JSON object")
+    parser.add_argument("--annotate", metavar="OUT.png", help="write the photo with numbered, labelled tiles")
+    parser.add_argument("--rules", choices=("mcr", "hk"), default="mcr", help="rule set (default mcr)")
+    add_context_arguments(parser)
+    parser.set_defaults(run=run)
+
+
+def read_photo(image: str, annotate: str | None = None) -> HandProposal:
+    """The proposal for a photo (and the annotated copy when asked); a photo without tiles is an error."""
+    from vision.load import load_image
+    from vision.pipeline import default_pipeline
+
+    loaded = load_image(image)
+    proposal = default_pipeline().propose(loaded)
+    if annotate:
+        from vision.annotate import write_annotated
+
+        write_annotated(annotate, loaded.image, proposal, loaded.scale)
+    if proposal.status == EMPTY:
+        raise FanscanError(f"{image}: no tiles found in this photo")
+    return proposal
+
+
+def accepted_hand(proposal: HandProposal, args: argparse.Namespace) -> Hand:
+    """The proposal's hand as it stands (for --yes / --json); an incomplete reading is an error."""
+    if proposal.status != "complete":
+        warning = next((w for w in reversed(proposal.warnings) if "tiles found" in w or "winning hand" in w), "")
+        raise FanscanError(f"{proposal.image}: the photo does not read as a complete hand ({proposal.hand.strip()}"
+                           f"{'; ' + warning if warning else ''}); run without --yes to correct it")
+    hand = parse_hand(proposal.hand)
+    if args.winning_tile:
+        from fanscan.confirm import with_winning_tile
+
+        hand = with_winning_tile(hand, args.winning_tile)
+    return hand
+
+
+def render_score(result) -> str:
+    from fanscan.commands.score import render_text
+
+    return render_text(result)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.json:
+        return _run_json(args)
+    proposal = read_photo(args.image, args.annotate)
+    defaults = context_from_args(args, proposal.flowers)
+    if args.yes:
+        for line in describe_proposal(proposal, LOW_CONFIDENCE):
+            print(line)
+        result = score(accepted_hand(proposal, args), defaults, rules=args.rules)
+        print(render_score(result))
+        return 0
+    prompter = Prompter()
+    hand, proposal = confirm_hand(proposal, prompter)
+    if hand.context is not None:  # the typed hand string said it all
+        result = score(hand, None, rules=args.rules)
+    else:
+        defaults = context_from_args(args, proposal.flowers)
+        for attempt in range(1, MAX_CONTEXT_TRIES + 1):
+            hand, context = ask_context(hand, defaults, prompter, ask_winning_tile=attempt == 1)
+            try:
+                result = score(hand, context, rules=args.rules)
+                break
+            except FanscanError as error:
+                if attempt == MAX_CONTEXT_TRIES:
+                    raise
+                prompter.say(f"  {error}: please answer again")
+                defaults = context
+    prompter.say()
+    print(render_score(result))
+    return 0
+
+
+def _run_json(args: argparse.Namespace) -> int:
+    """--json: no questions; one object with `ok`, `proposal`, `hand`, `score` (or `error`)."""
+    proposal = read_photo(args.image, args.annotate)
+    out: dict = {"ok": False, "image": args.image, "proposal": proposal.to_dict()}
+    try:
+        result = score(accepted_hand(proposal, args), context_from_args(args, proposal.flowers), rules=args.rules)
+    except FanscanError as error:
+        out["error"] = str(error)
+        print(json.dumps(out, ensure_ascii=False))
+        print(f"fanscan: error: {error}", file=sys.stderr)
+        return 2
+    out.update(ok=True, hand=result.hand, score=result.to_dict())
+    print(json.dumps(out, ensure_ascii=False))
+    return 0
+

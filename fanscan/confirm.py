@@ -1,0 +1,213 @@
+"""The confirm step in a terminal: show a `HandProposal`, let the user accept or correct it, ask the win context.
+
+Everything reads answers through a `Prompter`, which turns the end of input (Ctrl-D, a closed pipe) into one clean
+`FanscanError` instead of a traceback, and shows each question's default in brackets (Enter takes it).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TextIO
+
+from scoring import Hand, WinContext, parse_hand
+from scoring.errors import FanscanError
+from scoring.tiles import FLOWERS, INDEX, N_KINDS
+from vision.proposal import DROPPED, UNUSED, WINNING, HandProposal, revise
+
+LOW_CONFIDENCE = 0.8
+_YES = {"y", "yes", "ok", "accept"}
+_NO = {"n", "no"}
+_QUIT = {"q", "quit", "exit"}
+
+
+def _stdin_line() -> str:
+    return sys.stdin.readline()
+
+
+@dataclass
+class Prompter:
+    """Asks questions on `out` and reads one line per answer with `read` ('' means the input ended)."""
+
+    read: Callable[[], str] = _stdin_line
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out)
+
+    def ask(self, question: str, default: str = "") -> str:
+        self.out.write(f"{question} [{default}]: " if default else f"{question}: ")
+        self.out.flush()
+        line = self.read()
+        if line == "":
+            self.say()
+            raise FanscanError("no answer (end of input): nothing was scored")
+        return line.strip() or default
+
+    def ask_yes_no(self, question: str, default: bool) -> bool:
+        while True:
+            answer = self.ask(f"{question} (y/n)", "y" if default else "n").lower()
+            if answer in _YES:
+                return True
+            if answer in _NO:
+                return False
+            self.say("  please answer y or n")
+
+
+# ---- showing a proposal -------------------------------------------------------------------------------------------
+
+
+def describe_proposal(proposal: HandProposal, low_confidence: float = LOW_CONFIDENCE) -> list[str]:
+    """The proposal as lines of text: numbered tiles (uncertain ones marked `?`), melds, hand, warnings."""
+    name = proposal.image or "photo"
+    total_ms = proposal.timings_ms.get("total")
+    lines = [f"{name}: {len(proposal.tiles)} tiles found" + (f" in {total_ms:.0f} ms" if total_ms else "")]
+    if not proposal.tiles:
+        return lines
+    cells = []
+    for tile in proposal.tiles:
+        mark = "?" if tile.confidence < low_confidence and tile.role not in (DROPPED, UNUSED) else ""
+        role = {WINNING: "*", DROPPED: "(not a tile)", UNUSED: "(unused)"}.get(tile.role, "")
+        cells.append(f"{tile.number:>2}:{tile.tile}{mark}{role}")
+    for start in range(0, len(cells), 10):
+        lines.append("  " + "  ".join(f"{c:<8}" for c in cells[start:start + 10]).rstrip())
+    for meld in proposal.melds:
+        numbers = ",".join(str(n) for n in meld.tile_numbers)
+        how = "concealed kong" if meld.concealed else f"claimed {meld.kind}"
+        lines.append(f"  meld: {''.join(meld.tiles)} ({how}, tiles {numbers})")
+    if proposal.flowers:
+        lines.append(f"  flowers: {' '.join(proposal.flowers)}")
+    status = {
+        "complete": "a complete hand", "ready": "13 tiles: a ready hand, no winning tile",
+        "incomplete": "not a complete hand", "invalid": "not a valid hand",
+    }.get(proposal.status, proposal.status)
+    winning = "" if proposal.status != "complete" else (
+        "; winning tile set apart in the photo" if proposal.winning_tile_set_apart
+        else "; winning tile assumed to be the last one (*)")
+    lines.append(f"Proposed hand: {proposal.hand.strip()}   ({status}{winning})")
+    for alternative in proposal.alternatives[:3]:
+        changes = ", ".join(f"tile {n} {b}" for n, _, b in alternative.changes)
+        lines.append(f"  or: {alternative.hand.strip()}  ({changes}; {alternative.relative_probability:.2g}x as likely,"
+                     f" {alternative.status})")
+    lines.extend(f"  ! {w}" for w in proposal.warnings)
+    return lines
+
+
+# ---- accept or correct ----------------------------------------------------------------------------------------------
+
+
+def parse_fixes(text: str, n_tiles: int) -> dict[int, str]:
+    """'fix 5 7p' or 'fix 5 7p 9 none' (also with commas) -> {5: '7p', 9: 'none'}."""
+    words = text.replace(",", " ").split()[1:]
+    if not words or len(words) % 2:
+        raise FanscanError("write 'fix N TILE', e.g. 'fix 5 7p' (TILE may be 'none' for not a tile)")
+    fixes = {}
+    for number, tile in zip(words[0::2], words[1::2], strict=True):
+        if not number.isdigit() or not 1 <= int(number) <= n_tiles:
+            raise FanscanError(f"'{number}' is not a tile number (1-{n_tiles})")
+        fixes[int(number)] = tile
+    return fixes
+
+
+def confirm_hand(proposal: HandProposal, prompter: Prompter) -> tuple[Hand, HandProposal]:
+    """Show the proposal until the user accepts it or types a hand; returns the hand (with the context written in a
+    typed hand string, if any) and the proposal as last revised."""
+    while True:
+        for line in describe_proposal(proposal):
+            prompter.say(line)
+        answer = prompter.ask("Accept? Enter = yes; or type the right hand string, or 'fix N TILE'; q = quit", "yes")
+        word = answer.split()[0].lower() if answer.split() else ""
+        if word in _QUIT:
+            raise FanscanError("cancelled: nothing was scored")
+        try:
+            if answer.lower() in _YES:
+                if proposal.status != "complete":
+                    prompter.say("  This is not a complete hand yet: correct it with 'fix N TILE' or type the hand.")
+                    continue
+                return parse_hand(proposal.hand), proposal
+            if word == "fix":
+                proposal = revise(proposal, parse_fixes(answer, len(proposal.tiles)))
+                continue
+            return parse_hand(answer), proposal
+        except FanscanError as error:
+            prompter.say(f"  {error}")
+
+
+# ---- win context ----------------------------------------------------------------------------------------------------
+
+_SPECIAL_HELP = "l = last of its kind, t = last tile of the wall, k = kong replacement / robbing the kong"
+
+
+def _special_letters(ctx: WinContext) -> str:
+    letters = ("l" if ctx.last_of_kind else "") + ("t" if ctx.last_tile else "")
+    return letters + ("k" if ctx.kong_replacement or ctx.robbing_kong else "")
+
+
+def parse_flowers(text: str) -> tuple[tuple[str, ...], int | None]:
+    """'ab' -> (('a', 'b'), None); '3' -> ((), 3); '-' or '0' -> ((), None)."""
+    text = text.strip().replace(" ", "")
+    if text in ("-", "0", "none", ""):
+        return (), None
+    if text.isdigit():
+        return (), int(text)
+    bad = [c for c in text if c not in FLOWERS]
+    if bad:
+        raise FanscanError(f"flowers are letters a-h (plum orchid bamboo chrysanthemum spring summer autumn winter)"
+                           f" or a number; {bad[0]!r} is neither")
+    return tuple(text), None
+
+
+def _wind(prompter: Prompter, question: str, default: str) -> str:
+    while True:
+        answer = prompter.ask(f"{question} (E/S/W/N)", default).upper()
+        if answer in ("E", "S", "W", "N"):
+            return answer
+        prompter.say("  one of E, S, W, N")
+
+
+def with_winning_tile(hand: Hand, tile: str) -> Hand:
+    """The same tiles with `tile` as the winning tile (it must be one of the standing tiles or the winning tile)."""
+    concealed = hand.concealed_tiles()
+    if tile not in concealed:
+        raise FanscanError(f"{tile} is not among the hand's standing tiles ({' '.join(concealed)})")
+    concealed.remove(tile)
+    return replace(hand, standing=tuple(concealed), winning_tile=tile)
+
+
+def ask_context(hand: Hand, defaults: WinContext, prompter: Prompter, ask_winning_tile: bool = True
+                ) -> tuple[Hand, WinContext]:
+    """Ask what the photo cannot show; each default comes from `defaults` (flags and the photo's flowers)."""
+    if ask_winning_tile and hand.winning_tile is not None:
+        while True:
+            tile = prompter.ask("Winning tile (the tile that completed the hand)", hand.winning_tile)
+            try:
+                if tile not in INDEX or INDEX[tile] >= N_KINDS:
+                    raise FanscanError(f"{tile!r} is not a tile id (e.g. 5m, 7p, 1s, E, C)")
+                hand = with_winning_tile(hand, tile)
+                break
+            except FanscanError as error:
+                prompter.say(f"  {error}")
+    self_drawn = prompter.ask_yes_no("Self-drawn?", defaults.self_drawn)
+    seat = _wind(prompter, "Seat wind", defaults.seat_wind)
+    prevalent = _wind(prompter, "Prevalent (round) wind", defaults.prevalent_wind)
+    default_flowers = "".join(defaults.flowers) or (str(defaults.flower_count) if defaults.flower_count else "-")
+    while True:
+        try:
+            flowers, flower_count = parse_flowers(prompter.ask("Flowers (letters a-h or a number; - for none)",
+                                                               default_flowers))
+            break
+        except FanscanError as error:
+            prompter.say(f"  {error}")
+    while True:
+        special = prompter.ask(f"Anything else? ({_SPECIAL_HELP}; - for none)", _special_letters(defaults) or "-")
+        letters = set(special.lower().replace(",", "").replace(" ", "")) - {"-"}
+        if letters <= {"l", "t", "k"}:
+            break
+        prompter.say(f"  letters l, t, k only ({_SPECIAL_HELP})")
+    context = WinContext(
+        prevalent_wind=prevalent, seat_wind=seat, self_drawn=self_drawn, last_of_kind="l" in letters,
+        last_tile="t" in letters, kong_replacement="k" in letters and self_drawn,
+        robbing_kong="k" in letters and not self_drawn, flowers=flowers, flower_count=flower_count,
+    )
+    return hand, context

@@ -1,0 +1,252 @@
+"""Every arrangement of a complete hand, fast completeness checks, and waits.
+
+Works on count arrays: `counts[i]` is how many of tile index i (see `scoring.tiles`) the concealed part holds.
+Declared melds are fixed sets and are not decomposed; `n_melds` says how many sets they already provide.
+
+Forms (RULES.md / Green Book):
+  standard          4 sets + pair (sets from melds and from the concealed part)
+  knitted_straight  147/258/369 in three suits (counts as three sets), plus 1 set + pair
+  seven_pairs       seven pairs (a four of a kind is two pairs), no melds
+  thirteen_orphans  the 13 terminals and honours, one of them paired, no melds
+  honors_knitted    14 single tiles from one knitted straight's 9 tiles and the 7 honours, no melds
+
+Speed: single-suit partitions and whole-hand results are memoised on count tuples (`functools.lru_cache`);
+the completeness test (`is_winning`) uses the linear rule that the chows starting at a tile number
+`count % 3` once earlier chows are taken away, so it never backtracks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import permutations, product
+
+from .tiles import FIRST_HONOR, N_KINDS, TERMINALS_AND_HONORS
+
+# Kinds of the groups of an arrangement (small ints: arrangements are built in the hot path).
+CHOW, PUNG, KONG, PAIR, KNITTED = 0, 1, 2, 3, 4
+KIND_NAMES = ("chow", "pung", "kong", "pair", "knitted")
+
+STANDARD, KNITTED_STRAIGHT, SEVEN_PAIRS, THIRTEEN_ORPHANS, HONORS_KNITTED = (
+    "standard", "knitted_straight", "seven_pairs", "thirteen_orphans", "honors_knitted")
+
+# The six knitted straights: suit order for the 147, 258 and 369 runs, as tile index tuples.
+KNITTED_SETS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(9 * suit + r for suit, start in zip(perm, (0, 1, 2), strict=True) for r in (start, start + 3, start + 6))
+    for perm in permutations(range(3))
+)
+ORPHANS = tuple(sorted(TERMINALS_AND_HONORS))
+
+
+@dataclass(frozen=True, slots=True)
+class Arrangement:
+    """One way to read the concealed part. `sets` are (kind, tile index) for the concealed sets only
+    (chow: lowest tile); melds are not repeated here. `pair` is the pair's tile index (None for forms without
+    a pair). `knitted` is the index into KNITTED_SETS for the knitted forms. `singles` lists the tiles of the
+    honors-and-knitted form; `form` is one of the form names above."""
+
+    form: str
+    sets: tuple[tuple[int, int], ...] = ()
+    pair: int | None = None
+    knitted: int | None = None
+    singles: tuple[int, ...] = ()
+
+
+@lru_cache(maxsize=1 << 16)
+def _suit_partitions(counts: tuple[int, ...]) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """All ways to split one suit's 9 counts into sets: tuples of (kind, rank index 0-8)."""
+    first = next((i for i, c in enumerate(counts) if c), -1)
+    if first < 0:
+        return ((),)
+    out: list[tuple[tuple[int, int], ...]] = []
+    c = list(counts)
+    if c[first] >= 3:
+        c[first] -= 3
+        for rest in _suit_partitions(tuple(c)):
+            out.append(((PUNG, first), *rest))
+        c[first] += 3
+    if first <= 6 and c[first + 1] and c[first + 2]:
+        c[first] -= 1
+        c[first + 1] -= 1
+        c[first + 2] -= 1
+        for rest in _suit_partitions(tuple(c)):
+            out.append(((CHOW, first), *rest))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1 << 16)
+def _suit_ok(counts: tuple[int, ...]) -> bool:
+    """Whether one suit's 9 counts split into sets (linear: chows starting at a tile = count mod 3)."""
+    a = b = 0  # chows started one and two ranks below, still needing this rank
+    for i, c in enumerate(counts):
+        c -= a + b
+        if c < 0:
+            return False
+        start = c % 3
+        if start and i > 6:
+            return False
+        a, b = start, a
+    return a == 0 and b == 0
+
+
+def _sets_of(counts: list[int]) -> list[tuple[tuple[int, int], ...]] | None:
+    """All partitions of a whole 34-count array into sets (no pair), or None when there is none."""
+    per_suit = []
+    for s in range(3):
+        part = _suit_partitions(tuple(counts[9 * s:9 * s + 9]))
+        if not part:
+            return None
+        per_suit.append(tuple(tuple((k, 9 * s + r) for k, r in p) for p in part))
+    honors: list[tuple[int, int]] = []
+    for i in range(FIRST_HONOR, N_KINDS):
+        if counts[i] == 3:
+            honors.append((PUNG, i))
+        elif counts[i]:
+            return None
+    return [a + b + c + tuple(honors) for a, b, c in product(*per_suit)]
+
+
+def _standard(counts: list[int], n_sets: int) -> list[tuple[tuple[tuple[int, int], ...], int]]:
+    """(sets, pair) for every standard reading of `counts` as n_sets sets + a pair."""
+    out = []
+    if sum(counts) != 3 * n_sets + 2:
+        return out
+    for p in range(N_KINDS):
+        if counts[p] < 2:
+            continue
+        counts[p] -= 2
+        ok = all(sum(counts[9 * s:9 * s + 9]) % 3 == 0 for s in range(3))
+        if ok:
+            sets = _sets_of(counts)
+            if sets:
+                out.extend((s, p) for s in sets)
+        counts[p] += 2
+    return out
+
+
+@lru_cache(maxsize=1 << 14)
+def arrangements(counts: tuple[int, ...], n_melds: int) -> tuple[Arrangement, ...]:
+    """Every arrangement of a concealed part (34 counts) that completes a hand holding `n_melds` melds.
+
+    Deterministic order for equal input: standard readings by pair tile, then knitted, then special forms."""
+    c = list(counts)
+    n_sets = 4 - n_melds
+    out: list[Arrangement] = [Arrangement(STANDARD, tuple(sorted(s)), p) for s, p in _standard(c, n_sets)]
+    if n_sets >= 3:
+        for k, knit in enumerate(KNITTED_SETS):
+            if all(c[i] for i in knit):
+                for i in knit:
+                    c[i] -= 1
+                out.extend(Arrangement(KNITTED_STRAIGHT, tuple(sorted(s)), p, k) for s, p in _standard(c, n_sets - 3))
+                for i in knit:
+                    c[i] += 1
+    if n_melds == 0 and sum(c) == 14:
+        if all(x in (0, 2, 4) for x in c):
+            out.append(Arrangement(SEVEN_PAIRS))
+        if all(c[i] for i in ORPHANS) and sum(c[i] for i in ORPHANS) == 14:
+            out.append(Arrangement(THIRTEEN_ORPHANS, pair=next(i for i in ORPHANS if c[i] == 2)))
+        if max(c) == 1:
+            for k, knit in enumerate(KNITTED_SETS):
+                numbered = [i for i in range(FIRST_HONOR) if c[i]]
+                if all(i in knit for i in numbered):
+                    singles = tuple(i for i in range(N_KINDS) if c[i])
+                    out.append(Arrangement(HONORS_KNITTED, knitted=k, singles=singles))
+                    break
+    return tuple(out)
+
+
+def _standard_ok(c: list[int], n_sets: int) -> bool:
+    if sum(c) != 3 * n_sets + 2:
+        return False
+    pair_suit = -1
+    for s in range(3):
+        r = sum(c[9 * s:9 * s + 9]) % 3
+        if r == 1:
+            return False
+        if r == 2:
+            if pair_suit >= 0:
+                return False
+            pair_suit = s
+    honor_pair = False
+    for i in range(FIRST_HONOR, N_KINDS):
+        x = c[i]
+        if x == 2:
+            if honor_pair or pair_suit >= 0:
+                return False
+            honor_pair = True
+        elif x not in (0, 3):
+            return False
+    for s in range(3):
+        seg = c[9 * s:9 * s + 9]
+        if s != pair_suit:
+            if not _suit_ok(tuple(seg)):
+                return False
+            continue
+        found = False
+        for r in range(9):
+            if seg[r] >= 2:
+                seg[r] -= 2
+                if _suit_ok(tuple(seg)):
+                    found = True
+                seg[r] += 2
+                if found:
+                    break
+        if not found:
+            return False
+    return pair_suit >= 0 or honor_pair
+
+
+@lru_cache(maxsize=1 << 16)
+def is_winning(counts: tuple[int, ...], n_melds: int = 0) -> bool:
+    """Whether a concealed part (34 counts, tile indices of `scoring.tiles`) plus `n_melds` declared sets
+    is a complete hand in any form. Fast (no enumeration); counts above 4 are allowed (used for formal waits)."""
+    c = list(counts)
+    n_sets = 4 - n_melds
+    if _standard_ok(c, n_sets):
+        return True
+    if n_sets >= 3:
+        for knit in KNITTED_SETS:
+            if all(c[i] for i in knit):
+                for i in knit:
+                    c[i] -= 1
+                ok = _standard_ok(c, n_sets - 3)
+                for i in knit:
+                    c[i] += 1
+                if ok:
+                    return True
+    if n_melds == 0 and sum(c) == 14:
+        if all(x in (0, 2, 4) for x in c):
+            return True
+        if all(c[i] for i in ORPHANS) and sum(c[i] for i in ORPHANS) == 14:
+            return True
+        if max(c) == 1:
+            numbered = [i for i in range(FIRST_HONOR) if c[i]]
+            if any(all(i in knit for i in numbered) for knit in KNITTED_SETS):
+                return True
+    return False
+
+
+def formal_waits(counts: tuple[int, ...], n_melds: int) -> tuple[int, ...]:
+    """Tiles that complete a waiting concealed part in any form, including tiles the hand already holds all
+    four of (the Green Book's wait fans look at the shape, RULES.md: 'could be completed by that one tile alone')."""
+    c = list(counts)
+    special = n_melds <= 1
+    out = []
+    for t in range(N_KINDS):
+        if not special and not _could_help(c, t):
+            continue
+        c[t] += 1
+        if is_winning(tuple(c), n_melds):
+            out.append(t)
+        c[t] -= 1
+    return tuple(out)
+
+
+def _could_help(c: list[int], t: int) -> bool:
+    """A standard-form completion needs the new tile to touch a tile already held (same, or within 2 in a suit)."""
+    if c[t]:
+        return True
+    if t >= FIRST_HONOR:
+        return False
+    r = t % 9
+    return any(0 <= r + d <= 8 and c[t + d] for d in (-2, -1, 1, 2))

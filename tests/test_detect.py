@@ -1,0 +1,116 @@
+"""vision.detect: the decoding around the net (synthetic), and the shipped model on real photos."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from scoring.errors import FanscanError
+from vision.detect import DEFAULT_MODEL, DetectedTile, ModelInfo, TileDetector, decode, detect, letterbox, make_tile
+from vision.detection_metrics import match
+from vision.yolo_data import iter_split
+
+DATA = Path(__file__).parent / "data" / "mini_yolo" / "train"
+INFO = ModelInfo(384, (0.5, 0.5, 0.5), (0.25, 0.25, 0.25), "RGB", 4, 32, 0.3, 0.5)
+needs_model = pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="models/tile_detector.onnx not shipped yet")
+
+
+def test_decode_takes_local_maxima_above_threshold_only() -> None:
+    heat = np.zeros((24, 24), np.float32)
+    heat[10, 5] = 0.9
+    heat[10, 6] = 0.8  # beside a stronger peak: suppressed by the 3 x 3 maximum
+    heat[20, 20] = 0.2  # below the threshold
+    distances = np.zeros((4, 24, 24), np.float32)
+    distances[:, 10, 5] = [6, 8, 10, 12]
+    boxes, scores = decode(heat, distances, 4, 0.3)
+    assert scores.tolist() == pytest.approx([0.9])
+    # Cell (row 10, column 5) is centred at ((5 + 0.5) * 4, (10 + 0.5) * 4) = (22, 42).
+    assert boxes.tolist() == [[16.0, 34.0, 32.0, 54.0]]
+
+
+def test_letterbox_keeps_aspect_and_pads_to_the_stride() -> None:
+    image = np.full((300, 400, 3), 200, np.uint8)
+    blob, scale = letterbox(image, 384, INFO)
+    assert scale == pytest.approx(384 / 400)
+    assert blob.shape == (1, 3, 288, 384)
+    assert blob.dtype == np.float32
+    # Inside the photo: (200 / 255 - 0.5) / 0.25; the padding is grey 114.
+    assert blob[0, 0, 0, 0] == pytest.approx((200 / 255 - 0.5) / 0.25, abs=1e-4)
+    tall = np.zeros((500, 100, 3), np.uint8)
+    tall_blob, _ = letterbox(tall, 384, INFO)
+    assert tall_blob.shape == (1, 3, 384, 96)
+
+
+def test_tiles_carry_a_clockwise_quad_and_their_orientation() -> None:
+    upright = make_tile(np.array([10, 20, 40, 60], np.float32), 0.9)
+    assert upright.orientation == "upright"
+    assert upright.quad.tolist() == [[10, 20], [40, 20], [40, 60], [10, 60]]
+    # Clockwise on screen (y down) = positive shoelace area.
+    x, y = upright.quad[:, 0], upright.quad[:, 1]
+    assert float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) > 0
+    sideways = make_tile(np.array([0, 0, 50, 30], np.float32), 0.5)
+    assert sideways.orientation == "sideways"
+    assert sideways.to_dict()["box"] == [0.0, 0.0, 50.0, 30.0]
+
+
+def test_missing_and_corrupt_model_files_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(FanscanError, match="not found"):
+        TileDetector(tmp_path / "absent.onnx")
+    garbage = tmp_path / "garbage.onnx"
+    garbage.write_bytes(b"this is not a model" * 10)
+    with pytest.raises(FanscanError, match="not a loadable ONNX"):
+        TileDetector(garbage)
+
+
+@needs_model
+def test_bad_input_is_refused() -> None:
+    with pytest.raises(FanscanError, match="BGR"):
+        detect(np.zeros((64, 64), np.uint8))
+
+
+def labelled_photos() -> list[tuple[np.ndarray, np.ndarray]]:
+    photos = []
+    for item in iter_split(DATA):
+        image = cv2.imread(str(item.image_path))
+        h, w = image.shape[:2]
+        photos.append((image, np.array([b.to_pixels(w, h) for b in item.boxes], np.float32)))
+    return photos
+
+
+@needs_model
+def test_real_photos_give_about_the_labelled_tiles() -> None:
+    for image, truth in labelled_photos():
+        tiles = detect(image)
+        assert all(isinstance(t, DetectedTile) for t in tiles)
+        boxes = np.array([t.box for t in tiles], np.float32).reshape(-1, 4)
+        found = len(match(boxes, truth, 0.5))
+        assert found >= 0.85 * len(truth)
+        assert len(tiles) <= 1.3 * len(truth) + 2
+        scores = [t.score for t in tiles]
+        assert scores == sorted(scores, reverse=True)
+
+
+@needs_model
+def test_coordinates_map_back_to_the_original_photo() -> None:
+    image, truth = labelled_photos()[-1]
+    small = detect(image)
+    big_image = cv2.resize(image, None, fx=3.0, fy=3.0, interpolation=cv2.INTER_LINEAR)
+    big = detect(big_image)
+    big_boxes = np.array([t.box for t in big], np.float32).reshape(-1, 4) / 3.0
+    small_boxes = np.array([t.box for t in small], np.float32).reshape(-1, 4)
+    # The same tiles come out, in the big photo's own pixels (three times the small photo's).
+    assert len(match(big_boxes, small_boxes, 0.7)) >= 0.9 * len(small_boxes)
+    assert len(match(big_boxes, truth, 0.5)) >= 0.85 * len(truth)
+
+
+@needs_model
+def test_a_photo_without_tiles_gives_almost_nothing() -> None:
+    rng = np.random.default_rng(0)
+    felt = np.zeros((480, 640, 3), np.uint8)
+    felt[:] = (40, 120, 30)
+    felt = cv2.add(felt, rng.integers(0, 25, felt.shape, dtype=np.uint8))
+    assert len(detect(felt)) <= 1
+    assert detect(np.full((300, 300, 3), 255, np.uint8)) == []

@@ -1,0 +1,72 @@
+"""HandProposal: built from a grouping, JSON round trip, warnings in words."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hand_layouts import lay_row, tiles_of
+
+from scoring.errors import FanscanError
+from vision.group import choose_reading
+from vision.proposal import DROPPED, EMPTY, MELD, WINNING, HandProposal, build_proposal
+
+
+def _proposal(specs, **kwargs) -> HandProposal:
+    tiles = lay_row(specs, **kwargs)
+    return build_proposal(tiles, choose_reading(tiles), "photo.jpg", (640, 480), timings_ms={"group": 1.5})
+
+
+def test_json_round_trip_keeps_everything():
+    specs = [{"tile": "3m", "sideways": True}, "4m", "5m",
+             {"tile": "1p", "gap_before": 20}, *tiles_of("23p789s45p"), (("6p", 0.55), ("7p", 0.41)), "E",
+             (("none", 0.9), ("C", 0.1)), {"tile": "E", "gap_before": 25}]
+    proposal = _proposal(specs)
+    text = proposal.to_json(indent=1)
+    again = HandProposal.from_json(text)
+    assert again == proposal
+    assert again.to_dict() == json.loads(text)
+    assert proposal.melds[0].kind == "chow" and proposal.melds[0].tile_numbers == [1, 2, 3]
+    assert proposal.tiles[0].role == MELD and proposal.tiles[-1].role == WINNING
+    assert proposal.tiles[-2].role == DROPPED
+    assert proposal.hand.startswith("[345m,1]") and proposal.hand.endswith("E")
+
+
+def test_warnings_name_uncertain_tiles_and_missing_ones():
+    specs = [*tiles_of("123m45p"), (("6p", 0.55), ("7p", 0.41), ("2s", 0.04)), *tiles_of("789sEEE1p")]
+    proposal = _proposal(specs)
+    assert proposal.status == "ready"
+    assert "tile 6 uncertain: 6p 0.55 / 7p 0.41" in proposal.warnings
+    assert any(w.startswith("13 tiles found, a finished hand shows 14: one may be hidden") for w in proposal.warnings)
+    assert [t.number for t in proposal.uncertain_tiles(0.8)] == [6]
+
+
+def test_a_reading_changed_by_the_rules_is_said_so():
+    specs = [*tiles_of("123m45p"), (("7p", 0.55), ("6p", 0.41)), *tiles_of("789sEEE1p"), "1p"]
+    proposal = _proposal(specs)
+    assert proposal.status == "complete" and proposal.tiles[5].tile == "6p"
+    assert any("tile 6 read as 6p" in w and "preferred 7p" in w for w in proposal.warnings)
+    assert proposal.alternatives and proposal.alternatives[-1].changes == [(6, "6p", "7p")]
+    assert proposal.alternatives[-1].relative_probability == pytest.approx(0.55 / 0.41, rel=1e-3)
+
+
+def test_tile_numbers_run_top_row_first_then_left_to_right():
+    bottom = lay_row(tiles_of("456p"), y=200)
+    top = lay_row(tiles_of("123m"), y=50)
+    tiles = bottom + top
+    proposal = build_proposal(tiles, choose_reading(tiles), None, (100, 100))
+    assert [t.tile for t in proposal.tiles] == ["1m", "2m", "3m", "4p", "5p", "6p"]
+    assert [t.number for t in proposal.tiles] == [1, 2, 3, 4, 5, 6]
+
+
+def test_no_tiles_is_an_empty_proposal_with_a_warning():
+    proposal = build_proposal([], choose_reading([]), "cat.jpg", (10, 10))
+    assert proposal.status == EMPTY and proposal.hand == "" and proposal.tiles == []
+    assert proposal.warnings == ["no tiles found in this photo"]
+    assert HandProposal.from_dict(proposal.to_dict()) == proposal
+
+
+@pytest.mark.parametrize("text", ["[]", '{"tiles": []}', '{"image_size": [1], "status": "x"}', "not json"])
+def test_a_broken_proposal_file_is_a_fanscan_error(text):
+    with pytest.raises(FanscanError):
+        HandProposal.from_json(text)

@@ -1,0 +1,149 @@
+"""Label tile crops with the shipped ONNX classifier (onnxruntime): top-k tile ids with probabilities.
+
+    classifier = TileClassifier()                       # models/tile_classifier.onnx
+    crops = crop_tiles(image_bgr, quads, classifier.crop_spec)
+    for top in classifier.classify(crops, k=3):         # [[("5p", 0.98), ("6p", 0.01), ("none", 0.004)], ...]
+        ...
+
+Classes, input size, crop margin and normalisation are read from the model's metadata, never assumed: a model
+trained with another class list or input size works unchanged. Besides the tile ids (`1m`..`h`) the model may
+answer `back` (a face-down tile) and `none` (not a tile).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scoring.errors import FanscanError
+from vision.crops import CropSpec
+
+DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "tile_classifier.onnx"
+REQUIRED_KEYS = ("classes", "input_width", "input_height", "mean", "std", "pixel_scale", "channel_order")
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What the model's metadata says about it."""
+
+    classes: tuple[str, ...]
+    width: int
+    height: int
+    pad: float
+    mean: tuple[float, float, float]
+    std: tuple[float, float, float]
+    pixel_scale: float
+    channel_order: str
+
+
+def _read_info(meta: dict[str, str], where: Path) -> ModelInfo:
+    missing = [key for key in REQUIRED_KEYS if key not in meta]
+    if missing:
+        raise FanscanError(f"{where}: not a fanscan tile classifier (metadata lacks {', '.join(missing)})")
+    try:
+        classes = tuple(str(c) for c in json.loads(meta["classes"]))
+        mean = tuple(float(v) for v in json.loads(meta["mean"]))
+        std = tuple(float(v) for v in json.loads(meta["std"]))
+        info = ModelInfo(classes, int(meta["input_width"]), int(meta["input_height"]),
+                         float(meta.get("crop_pad", "0.08")), mean, std,  # type: ignore[arg-type]
+                         float(meta["pixel_scale"]), meta["channel_order"].upper())
+    except (ValueError, TypeError) as exc:
+        raise FanscanError(f"{where}: unreadable classifier metadata ({exc})") from None
+    if len(info.mean) != 3 or len(info.std) != 3 or info.channel_order not in ("BGR", "RGB") or not info.classes:
+        raise FanscanError(f"{where}: classifier metadata has a bad mean/std/channel order/class list")
+    return info
+
+
+class TileClassifier:
+    """An ONNX tile classifier loaded once, applied to batches of crops."""
+
+    def __init__(self, model_path: str | Path | None = None, threads: int | None = None) -> None:
+        import onnxruntime as ort  # imported here so that importing vision stays cheap
+
+        path = Path(model_path) if model_path is not None else DEFAULT_MODEL
+        if not path.is_file():
+            raise FanscanError(f"{path}: classifier model file not found")
+        options = ort.SessionOptions()
+        if threads is not None:
+            options.intra_op_num_threads = threads
+        options.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own exception types for every kind of bad file
+            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise FanscanError(f"{path}: not a loadable ONNX model ({first_line[:160]})") from None
+        self.path = path
+        self.info = _read_info(dict(self.session.get_modelmeta().custom_metadata_map), path)
+        inputs, outputs = self.session.get_inputs(), self.session.get_outputs()
+        if len(inputs) != 1 or len(outputs) < 1:
+            raise FanscanError(f"{path}: expected one input and one output, got {len(inputs)} and {len(outputs)}")
+        shape = inputs[0].shape
+        if len(shape) != 4 or shape[1] != 3 or shape[2] != self.info.height or shape[3] != self.info.width:
+            raise FanscanError(f"{path}: input shape {shape} does not match the metadata's "
+                               f"{self.info.width}x{self.info.height} 3-channel input")
+        out_shape = outputs[0].shape
+        if len(out_shape) != 2 or (isinstance(out_shape[1], int) and out_shape[1] != len(self.info.classes)):
+            raise FanscanError(f"{path}: output shape {out_shape} does not match {len(self.info.classes)} classes")
+        self.input_name = inputs[0].name
+        self._mean = np.array(self.info.mean, np.float32).reshape(1, 3, 1, 1)
+        self._std = np.array(self.info.std, np.float32).reshape(1, 3, 1, 1)
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return self.info.classes
+
+    @property
+    def crop_spec(self) -> CropSpec:
+        """How `vision.crops` must cut tiles for this model."""
+        return CropSpec(width=self.info.width, height=self.info.height, pad=self.info.pad)
+
+    def _prepare(self, crops: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:
+        batch = []
+        for i, crop in enumerate(crops):
+            crop = np.asarray(crop)
+            if crop.ndim == 2:
+                crop = cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
+            if crop.ndim != 3 or crop.shape[2] != 3:
+                raise FanscanError(f"crop {i}: expected an H x W x 3 BGR image, got shape {crop.shape}")
+            if crop.shape[:2] != (self.info.height, self.info.width):
+                # Not cut with `crop_spec`: fit it without stretching (uniform scale, grey bars).
+                crop = _letterbox(crop, self.info.width, self.info.height)
+            batch.append(crop)
+        x = np.stack(batch).astype(np.float32)
+        if self.info.channel_order == "RGB":
+            x = x[..., ::-1]
+        x = x.transpose(0, 3, 1, 2) * self.info.pixel_scale
+        return np.ascontiguousarray((x - self._mean) / self._std, dtype=np.float32)
+
+    def probabilities(self, crops: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:
+        """(N, len(classes)) softmax probabilities for N uint8 BGR crops."""
+        if len(crops) == 0:
+            return np.zeros((0, len(self.classes)), np.float32)
+        logits = self.session.run(None, {self.input_name: self._prepare(crops)})[0].astype(np.float64)
+        logits -= logits.max(axis=1, keepdims=True)
+        exp = np.exp(logits)
+        return (exp / exp.sum(axis=1, keepdims=True)).astype(np.float32)
+
+    def classify(self, crops: np.ndarray | Sequence[np.ndarray], k: int = 3) -> list[list[tuple[str, float]]]:
+        """For each crop, its top-k (class, probability) pairs, most likely first."""
+        if k < 1:
+            raise FanscanError(f"top-k needs k >= 1, got {k}")
+        probs = self.probabilities(crops)
+        k = min(k, len(self.classes))
+        order = np.argsort(-probs, axis=1)[:, :k]
+        return [[(self.classes[j], float(row[j])) for j in idx] for row, idx in zip(probs, order, strict=True)]
+
+
+def _letterbox(image: np.ndarray, width: int, height: int) -> np.ndarray:
+    scale = min(width / image.shape[1], height / image.shape[0])
+    w, h = max(1, round(image.shape[1] * scale)), max(1, round(image.shape[0] * scale))
+    resized = cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    out = np.full((height, width, 3), 114, np.uint8)
+    y, x = (height - h) // 2, (width - w) // 2
+    out[y:y + h, x:x + w] = resized
+    return out

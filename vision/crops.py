@@ -1,0 +1,170 @@
+"""Cut one tile out of a photo as a fixed-size, upright, letterboxed image for the classifier.
+
+A tile is given as an axis-aligned box or as a quadrilateral (four corners, e.g. from the detector). The quad is
+rectified with one perspective warp straight into the output size, so the tile is resampled once. The scale is
+uniform: a tile's aspect ratio is kept (stretching turns dots into ellipses, which the classifier never saw) and the
+space left over around it is filled with the photo around the tile, not with bars, so a crop looks the same whether
+the tile touches its neighbours or lies alone. A tile whose quad is wider than tall is turned upright first; which
+way it turns cannot be known from the quad, so the classifier is trained to read tiles upside down too.
+
+Public API (all coordinates are pixels of the image passed in):
+- `quad_from_box(x0, y0, x1, y1)` -> (4, 2) float32 corners (top-left, top-right, bottom-right, bottom-left);
+- `order_quad(points)` -> the same four corners in that order, whatever order they came in;
+- `crop_quad(image, quad, spec)` -> (spec.height, spec.width, 3) uint8 crop of one tile;
+- `crop_box(image, box, spec)` -> the same for an (x0, y0, x1, y1) box;
+- `crop_tiles(image, quads, spec)` -> (N, height, width, 3) uint8 batch, ready for `TileClassifier.classify`.
+`CropSpec` says the output size, the margin around the tile and whether sideways tiles are turned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from scoring.errors import FanscanError
+
+
+@dataclass(frozen=True)
+class CropSpec:
+    """How a tile becomes a classifier input.
+
+    width, height: output size in pixels (the classifier's input size; its model metadata says which).
+    pad: margin added on every side, as a fraction of the tile's own width / height, before fitting the output.
+    turn_sideways: turn a tile whose quad is wider than tall by 90 degrees so that it stands upright.
+    border: 'replicate' or 'constant' (grey) for the parts of the output that fall outside the photo.
+    """
+
+    width: int = 64
+    height: int = 80
+    pad: float = 0.08
+    turn_sideways: bool = True
+    border: str = "replicate"
+
+    def __post_init__(self) -> None:
+        if self.width < 4 or self.height < 4:
+            raise FanscanError(f"crop size {self.width}x{self.height} is too small (at least 4x4)")
+        if not 0.0 <= self.pad < 2.0:
+            raise FanscanError(f"crop padding {self.pad} is outside 0..2")
+        if self.border not in ("replicate", "constant"):
+            raise FanscanError(f"crop border {self.border!r} is not 'replicate' or 'constant'")
+
+
+DEFAULT_SPEC = CropSpec()
+_GREY = (114, 114, 114)
+
+
+def quad_from_box(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+    """The four corners (tl, tr, br, bl) of an axis-aligned box."""
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float32)
+
+
+def order_quad(points: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
+    """Four corners in the order top-left, top-right, bottom-right, bottom-left (image coordinates, y down)."""
+    pts = np.asarray(points, dtype=np.float32).reshape(-1, 2)
+    if pts.shape != (4, 2) or not np.all(np.isfinite(pts)):
+        raise FanscanError(f"a tile quad needs 4 finite (x, y) corners, got shape {tuple(np.shape(points))}")
+    centre = pts.mean(axis=0)
+    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
+    pts = pts[np.argsort(angles)]  # clockwise on screen (y down), starting anywhere
+    start = int(np.argmin(pts[:, 0] + pts[:, 1]))  # the top-left corner has the smallest x + y
+    return np.roll(pts, -start, axis=0)
+
+
+def quad_size(quad: np.ndarray) -> tuple[float, float]:
+    """Mean width (top and bottom edges) and mean height (left and right edges) of an ordered quad."""
+    tl, tr, br, bl = quad
+    width = (np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2
+    height = (np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)) / 2
+    return float(width), float(height)
+
+
+def crop_transform(quad: np.ndarray, spec: CropSpec = DEFAULT_SPEC) -> np.ndarray:
+    """The 3x3 homography taking image coordinates to crop coordinates for an ordered quad (see `crop_quad`)."""
+    quad = np.asarray(quad, dtype=np.float32)
+    width, height = quad_size(quad)
+    if width < 1.0 or height < 1.0:
+        raise FanscanError(f"tile quad of {width:.1f}x{height:.1f} px is too small to crop")
+    if spec.turn_sideways and width > height:
+        # Corner order (bl, tl, tr, br): the tile's left edge becomes the top, i.e. a quarter turn clockwise.
+        quad = np.roll(quad, 1, axis=0)
+        width, height = height, width
+    padded_w, padded_h = width * (1 + 2 * spec.pad), height * (1 + 2 * spec.pad)
+    # One scale for both axes: the padded tile fits the output; the longer output side gets extra photo around it.
+    scale = min(spec.width / padded_w, spec.height / padded_h)
+    half_w, half_h = width * scale / 2, height * scale / 2
+    cx, cy = spec.width / 2, spec.height / 2
+    left, right, top, bottom = cx - half_w, cx + half_w, cy - half_h, cy + half_h
+    target = np.array([[left, top], [right, top], [right, bottom], [left, bottom]], dtype=np.float32)
+    return cv2.getPerspectiveTransform(quad, target)
+
+
+def _check_image(image: np.ndarray) -> np.ndarray:
+    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
+        raise FanscanError("crop source must be a non-empty H x W (x 3) image array")
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    elif image.shape[2] == 4:
+        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    return image
+
+
+def crop_quad(
+    image: np.ndarray, quad: np.ndarray | Sequence[Sequence[float]], spec: CropSpec = DEFAULT_SPEC
+) -> np.ndarray:
+    """One tile, rectified, upright and letterboxed: a (spec.height, spec.width, 3) uint8 array.
+
+    `quad` is four (x, y) corners in any order; they are put in tl, tr, br, bl order first. The tile keeps its
+    aspect ratio and is centred with `spec.pad` of its size as margin on every side at least.
+    """
+    image = _check_image(image)
+    matrix = crop_transform(order_quad(quad), spec)
+    scale = np.sqrt(abs(np.linalg.det(matrix[:2, :2])))
+    if scale < 0.5:
+        # Big tile, small output: shrink the neighbourhood with area averaging first, then warp (no aliasing).
+        image, matrix = _shrink_around(image, matrix, spec, scale)
+    border = cv2.BORDER_REPLICATE if spec.border == "replicate" else cv2.BORDER_CONSTANT
+    return cv2.warpPerspective(
+        image, matrix, (spec.width, spec.height), flags=cv2.INTER_LINEAR, borderMode=border, borderValue=_GREY
+    )
+
+
+def _shrink_around(
+    image: np.ndarray, matrix: np.ndarray, spec: CropSpec, scale: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The part of `image` the crop reads, downscaled by about `scale`, and the warp adjusted to it."""
+    corners = np.array([[0, 0], [spec.width, 0], [spec.width, spec.height], [0, spec.height]], dtype=np.float32)
+    source = cv2.perspectiveTransform(corners[None], np.linalg.inv(matrix))[0]
+    h, w = image.shape[:2]
+    x0, y0 = (int(max(0, np.floor(v) - 2)) for v in source.min(axis=0))
+    x1, y1 = int(min(w, np.ceil(source[:, 0].max()) + 2)), int(min(h, np.ceil(source[:, 1].max()) + 2))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return image, matrix
+    factor = min(1.0, 2.0 * scale)  # leave the final warp a 2x reduction, which bilinear handles well
+    region = image[y0:y1, x0:x1]
+    size = (max(1, round(region.shape[1] * factor)), max(1, round(region.shape[0] * factor)))
+    small = cv2.resize(region, size, interpolation=cv2.INTER_AREA)
+    fx, fy = size[0] / region.shape[1], size[1] / region.shape[0]
+    to_region = np.array([[fx, 0, -x0 * fx], [0, fy, -y0 * fy], [0, 0, 1]], dtype=np.float64)
+    return small, matrix @ np.linalg.inv(to_region)
+
+
+def crop_box(image: np.ndarray, box: Sequence[float], spec: CropSpec = DEFAULT_SPEC) -> np.ndarray:
+    """`crop_quad` for an axis-aligned (x0, y0, x1, y1) box."""
+    if len(box) != 4:
+        raise FanscanError(f"a tile box needs 4 numbers (x0, y0, x1, y1), got {len(box)}")
+    x0, y0, x1, y1 = (float(v) for v in box)
+    return crop_quad(image, quad_from_box(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)), spec)
+
+
+def crop_tiles(
+    image: np.ndarray, quads: Sequence[np.ndarray | Sequence[Sequence[float]]], spec: CropSpec = DEFAULT_SPEC
+) -> np.ndarray:
+    """Every quad of one image as a (N, spec.height, spec.width, 3) uint8 batch (N may be 0)."""
+    image = _check_image(image)
+    crops = [crop_quad(image, quad, spec) for quad in quads]
+    if not crops:
+        return np.zeros((0, spec.height, spec.width, 3), dtype=np.uint8)
+    return np.stack(crops)

@@ -1,0 +1,234 @@
+"""Tile proposals: every tile in a photo as a quadrilateral in the photo's own coordinates.
+
+One interface: `detect(image_bgr, model=None) -> list[DetectedTile]`. OpenCV around a small learned single-class
+proposal net (CenterNet-style, `models/tile_detector.onnx`, see its model card), run with onnxruntime:
+
+1. letterbox: the photo is resized (aspect kept) so its long side is the model's input size, and padded on the
+   right / bottom to a multiple of the net's largest stride (a 4:3 photo runs at 384 x 288, not 384 x 384);
+2. the net gives a centre heatmap and left / top / right / bottom distances on the stride-4 grid;
+3. peaks: cells that are the maximum of their 3 x 3 neighbourhood and above the score threshold;
+4. boxes from the distances at each peak, non-maximum suppression, mapped back through the letterbox scale;
+5. a refinement pass when the tiles are small at the full view: the region holding the detections is cut from the
+   photo at higher resolution and detected again (tiles under ~12 px at the input are where recall falls off).
+
+Limits: boxes are axis-aligned (the quad is the box's corners; a tile turned ~45 degrees gets its enclosing box),
+the smallest tile found at the full view is ~8 px tall at the input (2 % of the photo's long side) before the
+refinement pass, and the largest is about the input itself (a single tile filling the photo).
+Orientation 'sideways' means the box is wider than tall (a claimed tile lying across its row); whether a tile is
+upside down or face down is the classifier's call.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scoring.errors import FanscanError
+
+DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "tile_detector.onnx"
+# A box wider than tall by this factor is a tile lying sideways (tiles are ~0.75 as wide as tall).
+SIDEWAYS_ASPECT = 1.0
+# Refine when the median tile is shorter than this at the input and the photo has the pixels to zoom in.
+REFINE_BELOW_PX = 18.0
+REFINE_MIN_ZOOM = 1.5
+
+
+@dataclass(frozen=True, eq=False)
+class DetectedTile:
+    """One proposed tile. `quad` (4 x 2 float32) in original image pixels, clockwise from top-left;
+    `box` (x0, y0, x1, y1); `score` 0..1; `orientation` 'upright' | 'sideways'."""
+
+    quad: np.ndarray
+    box: tuple[float, float, float, float]
+    score: float
+    orientation: str
+
+    @property
+    def width(self) -> float:
+        return self.box[2] - self.box[0]
+
+    @property
+    def height(self) -> float:
+        return self.box[3] - self.box[1]
+
+    def to_dict(self) -> dict:
+        return {
+            "quad": [[round(float(x), 2), round(float(y), 2)] for x, y in self.quad],
+            "box": [round(float(v), 2) for v in self.box],
+            "score": round(float(self.score), 4),
+            "orientation": self.orientation,
+        }
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What the ONNX metadata says about the model's input and outputs."""
+
+    input_size: int
+    mean: tuple[float, float, float]
+    std: tuple[float, float, float]
+    channel_order: str
+    stride: int
+    pad_multiple: int
+    score_threshold: float
+    nms_iou: float
+
+
+class TileDetector:
+    """The proposal model in an onnxruntime session; `detect(image_bgr)` gives the tiles."""
+
+    def __init__(self, model_path: str | Path | None = None, threads: int | None = None) -> None:
+        import onnxruntime as ort  # imported here so that `vision` imports stay light
+
+        path = Path(model_path) if model_path is not None else DEFAULT_MODEL
+        if not path.is_file():
+            raise FanscanError(f"{path}: detector model not found")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or min(2, os.cpu_count() or 1)
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception as error:  # onnxruntime raises its own types for corrupt / foreign files
+            raise FanscanError(f"{path}: not a loadable ONNX detector model ({type(error).__name__})") from None
+        self.path = path
+        self.info = read_model_info(self.session, path)
+        self.input_name = self.session.get_inputs()[0].name
+
+    def run(self, image_bgr: np.ndarray, size: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+        """Letterboxed forward pass: (heatmap (H, W), distances (4, H, W) in input pixels, scale input/original)."""
+        blob, scale = letterbox(image_bgr, size or self.info.input_size, self.info)
+        heat, distances = self.session.run(None, {self.input_name: blob})
+        return heat[0, 0], distances[0], scale
+
+    def detect(self, image_bgr: np.ndarray, score_threshold: float | None = None, refine: bool = True
+               ) -> list[DetectedTile]:
+        check_image(image_bgr)
+        threshold = self.info.score_threshold if score_threshold is None else score_threshold
+        heat, distances, scale = self.run(image_bgr)
+        boxes, scores = decode(heat, distances, self.info.stride, threshold)
+        boxes /= scale
+        if refine and len(boxes):
+            boxes, scores = self._refine(image_bgr, boxes, scores, scale, threshold)
+        h, w = image_bgr.shape[:2]
+        boxes = np.clip(boxes, 0, np.array([w, h, w, h], np.float32))
+        keep = nms(boxes, scores, self.info.nms_iou)
+        return [make_tile(boxes[i], float(scores[i])) for i in keep if boxes[i, 2] > boxes[i, 0] + 1
+                and boxes[i, 3] > boxes[i, 1] + 1]
+
+    def _refine(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, scale: float, threshold: float
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """Detect again inside the region that holds the tiles when they are small at the full view."""
+        sides = np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) * scale
+        if float(np.median(sides)) >= REFINE_BELOW_PX:
+            return boxes, scores
+        h, w = image.shape[:2]
+        margin = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))) * 2
+        x0 = int(max(0, boxes[:, 0].min() - margin))
+        y0 = int(max(0, boxes[:, 1].min() - margin))
+        x1 = int(min(w, boxes[:, 2].max() + margin))
+        y1 = int(min(h, boxes[:, 3].max() + margin))
+        region = image[y0:y1, x0:x1]
+        zoom = self.info.input_size / max(region.shape[:2]) / scale
+        if zoom < REFINE_MIN_ZOOM:
+            return boxes, scores
+        heat, distances, region_scale = self.run(region)
+        fine_boxes, fine_scores = decode(heat, distances, self.info.stride, threshold)
+        fine_boxes = fine_boxes / region_scale + np.array([x0, y0, x0, y0], np.float32)
+        return np.concatenate([boxes, fine_boxes]), np.concatenate([scores, fine_scores])
+
+
+def read_model_info(session, path: Path) -> ModelInfo:
+    meta = session.get_modelmeta().custom_metadata_map
+    try:
+        mean = json.loads(meta["normalisation_mean"])
+        std = json.loads(meta["normalisation_std"])
+        return ModelInfo(
+            input_size=int(meta["input_size"]),
+            mean=tuple(float(v) for v in mean),
+            std=tuple(float(v) for v in std),
+            channel_order=meta.get("channel_order", "RGB"),
+            stride=int(meta["output_stride"]),
+            pad_multiple=int(meta.get("pad_multiple", 32)),
+            score_threshold=float(meta.get("score_threshold", 0.3)),
+            nms_iou=float(meta.get("nms_iou", 0.5)),
+        )
+    except (KeyError, ValueError, TypeError) as error:
+        raise FanscanError(f"{path}: detector metadata lacks or garbles {error}") from None
+
+
+def check_image(image: np.ndarray) -> None:
+    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise FanscanError("detect: expected a BGR uint8 image of shape (H, W, 3)")
+    if min(image.shape[:2]) < 1:
+        raise FanscanError("detect: the image is empty")
+
+
+def letterbox(image_bgr: np.ndarray, size: int, info: ModelInfo) -> tuple[np.ndarray, float]:
+    """NCHW float32 blob: long side resized to `size`, aspect kept, padded right / bottom to `pad_multiple`."""
+    h, w = image_bgr.shape[:2]
+    scale = size / max(h, w)
+    nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+    interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    resized = cv2.resize(image_bgr, (nw, nh), interpolation=interpolation)
+    m = info.pad_multiple
+    pw, ph = math.ceil(nw / m) * m, math.ceil(nh / m) * m
+    canvas = np.full((ph, pw, 3), 114, np.uint8)
+    canvas[:nh, :nw] = resized
+    if info.channel_order.upper() == "RGB":
+        canvas = canvas[:, :, ::-1]
+    mean = np.array(info.mean, np.float32) * 255
+    inv_std = 1.0 / (np.array(info.std, np.float32) * 255)
+    blob = (canvas.astype(np.float32) - mean) * inv_std
+    # Scale from the resize only: the padding adds no offset because it sits right / bottom.
+    return np.ascontiguousarray(blob.transpose(2, 0, 1)[None]), nw / w
+
+
+def decode(heat: np.ndarray, distances: np.ndarray, stride: int, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """Peaks of the heatmap (3 x 3 max) above `threshold` → boxes (x0, y0, x1, y1) in input pixels, scores."""
+    peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= threshold)
+    ys, xs = np.nonzero(peaks)
+    scores = heat[ys, xs].astype(np.float32)
+    cx = (xs.astype(np.float32) + 0.5) * stride
+    cy = (ys.astype(np.float32) + 0.5) * stride
+    left, top, right, bottom = (distances[i, ys, xs] for i in range(4))
+    boxes = np.stack([cx - left, cy - top, cx + right, cy + bottom], axis=1).astype(np.float32).reshape(-1, 4)
+    return boxes, scores
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> list[int]:
+    """Indices kept by non-maximum suppression, best score first."""
+    if len(boxes) == 0:
+        return []
+    xywh = [[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes]
+    keep = cv2.dnn.NMSBoxes(xywh, [float(s) for s in scores], 0.0, iou)
+    return [int(i) for i in np.array(keep).reshape(-1)]
+
+
+def make_tile(box: np.ndarray, score: float) -> DetectedTile:
+    x0, y0, x1, y1 = (float(v) for v in box)
+    quad = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+    orientation = "sideways" if (x1 - x0) > SIDEWAYS_ASPECT * (y1 - y0) else "upright"
+    return DetectedTile(quad, (x0, y0, x1, y1), score, orientation)
+
+
+_DEFAULT: TileDetector | None = None
+
+
+def default_detector() -> TileDetector:
+    """The shipped model, loaded once per process."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = TileDetector()
+    return _DEFAULT
+
+
+def detect(image_bgr: np.ndarray, model: TileDetector | None = None) -> list[DetectedTile]:
+    """Every tile proposed in a BGR photo, best score first (see the module doc for the method and its limits)."""
+    return (model or default_detector()).detect(image_bgr)

@@ -1,0 +1,370 @@
+"""Training samples for the tile-proposal net: augmented crops of labelled photos and their CenterNet targets.
+
+numpy + OpenCV only (no torch), so the augmentation can be inspected and tested without the training extra.
+
+Each sample is a random square crop of a training photo, resized so tiles appear at the sizes the detector meets at
+inference (a 640-px photo letterboxed to 384 px, plus close-ups), with colour / blur / noise / JPEG jitter.
+Before cropping, some samples get composites the labels never show (see `composite_extras`): rendered face-down
+backs pasted over labelled tiles, and tiles turned sideways; both are tiles the detector must propose (a concealed
+kong shows two backs, a claimed tile lies sideways), while the photos' own unlabelled backs teach the opposite.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.yolo_data import iter_split
+
+STRIDE = 4
+# Where a photo's scale lands: mostly the range of a 640-px photo seen at 384 px, a tail of close-ups.
+SCALE_RANGE = (0.42, 0.95)
+CLOSEUP_SCALE_RANGE = (0.95, 2.2)
+CLOSEUP_PROBABILITY = 0.2
+# A box cut by the crop edge stays a positive if this much of it is still inside; less, and it is ignored.
+MIN_VISIBLE_FRACTION = 0.5
+# Back colours of common sets (BGR): light blue, dark blue, green, yellow, orange, red, black, pink.
+BACK_COLOURS = (
+    (225, 190, 110), (150, 80, 20), (60, 130, 40), (40, 190, 230), (30, 120, 235),
+    (40, 40, 200), (35, 35, 35), (180, 150, 235), (200, 200, 90),
+)
+IVORY = (225, 238, 244)
+
+
+@dataclass
+class TrainImage:
+    """One training photo in memory, with its boxes in pixels (x0, y0, x1, y1)."""
+
+    name: str
+    image: np.ndarray
+    boxes: np.ndarray  # float32 (N, 4)
+
+
+@dataclass
+class Sample:
+    image: np.ndarray  # uint8 BGR, size x size
+    boxes: np.ndarray  # float32 (N, 4) pixels in the crop, positives
+    ignore: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))  # regions neither pos nor neg
+
+
+def load_split(split_dir: Path, exclude_groups: set[str] | None = None) -> list[TrainImage]:
+    """All photos of a YOLO split with their boxes; polygon labels count as boxes (see `vision.yolo_data`)."""
+    images: list[TrainImage] = []
+    for item in iter_split(Path(split_dir)):
+        group = source_group(item.image_path.name)
+        if exclude_groups and group in exclude_groups:
+            continue
+        image = cv2.imread(str(item.image_path), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        h, w = image.shape[:2]
+        boxes = np.array([b.to_pixels(w, h) for b in item.boxes], np.float32).reshape(-1, 4)
+        images.append(TrainImage(item.image_path.name, image, boxes))
+    return images
+
+
+def source_group(file_name: str) -> str:
+    """The upstream source photo of a Roboflow export name (`<stem>_jpg.rf.<hash>.jpg`): its copies share it."""
+    return file_name.split(".rf.")[0]
+
+
+def rasterise_backs(svg_paths: list[Path], cache_dir: Path, height: int = 200) -> list[np.ndarray]:
+    """Alpha masks (float32 0..1) of the tile-back artwork, rendered once with `rsvg-convert` and cached as PNG."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    masks = []
+    for svg in svg_paths:
+        png = cache_dir / f"{svg.parent.name}-{svg.stem}-{height}.png"
+        if not png.exists():
+            subprocess.run(
+                ["rsvg-convert", "-h", str(height), str(svg), "-o", str(png)], check=True, capture_output=True
+            )
+        rgba = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
+        if rgba is None or rgba.ndim != 3 or rgba.shape[2] != 4:
+            raise RuntimeError(f"{png}: expected an RGBA rendering of {svg}")
+        masks.append(rgba[:, :, 3].astype(np.float32) / 255.0)
+    return masks
+
+
+def rounded_rect_mask(height: int = 200, width: int = 150) -> np.ndarray:
+    """A stand-in back shape for when no rendered artwork is at hand (smoke runs, no librsvg)."""
+    mask = np.zeros((height, width), np.uint8)
+    r = width // 10
+    cv2.rectangle(mask, (r, 0), (width - 1 - r, height - 1), 255, -1)
+    cv2.rectangle(mask, (0, r), (width - 1, height - 1 - r), 255, -1)
+    for cx, cy in ((r, r), (width - 1 - r, r), (r, height - 1 - r), (width - 1 - r, height - 1 - r)):
+        cv2.circle(mask, (cx, cy), r, 255, -1)
+    return mask.astype(np.float32) / 255.0
+
+
+def render_back(mask: np.ndarray, width: int, height: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A face-down tile seen from above, `width` x `height` px: coloured back, maybe an ivory edge, shading.
+
+    Returns (BGR float32 image, alpha float32).
+    """
+    portrait = height >= width
+    long_side, short_side = (height, width) if portrait else (width, height)
+    alpha = cv2.resize(mask, (short_side, long_side), interpolation=cv2.INTER_AREA)
+    colour = np.array(BACK_COLOURS[rng.integers(len(BACK_COLOURS))], np.float32)
+    colour = np.clip(colour * rng.uniform(0.75, 1.2) + rng.normal(0, 12, 3), 0, 255)
+    tile = np.empty((long_side, short_side, 3), np.float32)
+    tile[:] = colour
+    if rng.random() < 0.7:
+        # The front (ivory) layer shows along the edge nearest the camera on two-layer tiles.
+        band = max(1, int(long_side * rng.uniform(0.05, 0.25)))
+        tile[long_side - band:] = np.array(IVORY, np.float32) * rng.uniform(0.8, 1.05)
+    # Light falls across the tile: a linear gradient and a soft highlight.
+    ramp = np.linspace(rng.uniform(0.75, 1.0), rng.uniform(0.9, 1.15), long_side, dtype=np.float32)[:, None, None]
+    tile *= ramp
+    tile += rng.normal(0, 4, tile.shape).astype(np.float32)
+    if not portrait:
+        k = 1 if rng.random() < 0.5 else 3
+        tile, alpha = np.rot90(tile, k).copy(), np.rot90(alpha, k).copy()
+    elif rng.random() < 0.5:
+        tile, alpha = tile[::-1].copy(), alpha[::-1].copy()
+    return np.clip(tile, 0, 255), alpha
+
+
+def paste(image: np.ndarray, patch: np.ndarray, alpha: np.ndarray, x0: int, y0: int) -> None:
+    """Alpha-blend `patch` into `image` at (x0, y0), clipped to the image."""
+    h, w = alpha.shape
+    ih, iw = image.shape[:2]
+    ax0, ay0, ax1, ay1 = max(0, x0), max(0, y0), min(iw, x0 + w), min(ih, y0 + h)
+    if ax1 <= ax0 or ay1 <= ay0:
+        return
+    a = alpha[ay0 - y0:ay1 - y0, ax0 - x0:ax1 - x0, None]
+    p = patch[ay0 - y0:ay1 - y0, ax0 - x0:ax1 - x0]
+    region = image[ay0:ay1, ax0:ax1].astype(np.float32)
+    image[ay0:ay1, ax0:ax1] = np.clip(region * (1 - a) + p * a, 0, 255).astype(np.uint8)
+
+
+def box_overlap_fraction(boxes: np.ndarray, region: tuple[float, float, float, float]) -> np.ndarray:
+    """For each box, the fraction of its area inside `region`."""
+    if len(boxes) == 0:
+        return np.zeros(0, np.float32)
+    ix0 = np.maximum(boxes[:, 0], region[0])
+    iy0 = np.maximum(boxes[:, 1], region[1])
+    ix1 = np.minimum(boxes[:, 2], region[2])
+    iy1 = np.minimum(boxes[:, 3], region[3])
+    inter = np.clip(ix1 - ix0, 0, None) * np.clip(iy1 - iy0, 0, None)
+    area = np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1e-6)
+    return inter / area
+
+
+def _tight_tile_indices(boxes: np.ndarray) -> np.ndarray:
+    """Boxes whose aspect says the tile lies along the image axes (a tile turned 45 degrees has a square box)."""
+    w = boxes[:, 2] - boxes[:, 0]
+    h = boxes[:, 3] - boxes[:, 1]
+    ratio = np.maximum(w, h) / np.maximum(np.minimum(w, h), 1e-6)
+    return np.flatnonzero((ratio > 1.15) & (ratio < 1.8) & (np.minimum(w, h) >= 6))
+
+
+def composite_extras(
+    image: np.ndarray, boxes: np.ndarray, back_masks: list[np.ndarray], rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Paste face-down backs and sideways tiles into a photo. Returns (image, positive boxes, ignored boxes).
+
+    - backs over 1-3 labelled tiles (same box: the row context of a concealed kong stays real);
+    - one labelled tile turned a quarter and pasted where it was (a claimed tile lying sideways in its row);
+      neighbours it mostly covers are ignored rather than called background;
+    - a few backs on free table space.
+    """
+    image = image.copy()
+    boxes = boxes.copy()
+    ignore: list[np.ndarray] = []
+    keep = np.ones(len(boxes), bool)
+    tight = _tight_tile_indices(boxes) if len(boxes) else np.zeros(0, int)
+    if len(tight) and rng.random() < 0.5:
+        start = int(rng.integers(len(tight)))
+        for index in tight[start:start + int(rng.integers(1, 4))]:
+            x0, y0, x1, y1 = boxes[index]
+            w, h = round(float(x1 - x0)), round(float(y1 - y0))
+            patch, alpha = render_back(back_masks[rng.integers(len(back_masks))], w, h, rng)
+            paste(image, patch, alpha, round(float(x0)), round(float(y0)))
+    if len(tight) and rng.random() < 0.35:
+        index = int(tight[rng.integers(len(tight))])
+        x0, y0, x1, y1 = boxes[index].round().astype(int)
+        tile = image[max(0, y0):y1, max(0, x0):x1].copy()
+        if tile.size:
+            turned = np.rot90(tile, 1 if rng.random() < 0.5 else 3).copy()
+            th, tw = turned.shape[:2]
+            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+            nx0, ny0 = round(float(cx - tw / 2)), round(float(cy - th / 2))
+            region = (nx0, ny0, nx0 + tw, ny0 + th)
+            covered = box_overlap_fraction(boxes, region)
+            for other in np.flatnonzero(covered > 0.25):
+                if other != index:
+                    keep[other] = False
+                    ignore.append(boxes[other].copy())
+            paste(image, turned.astype(np.float32), np.ones((th, tw), np.float32), nx0, ny0)
+            boxes[index] = np.array(region, np.float32)
+    extra_boxes = []
+    if rng.random() < 0.3:
+        ih, iw = image.shape[:2]
+        typical = np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])) if len(boxes) else 50
+        for _ in range(int(rng.integers(1, 4))):
+            long_side = float(np.clip(typical * rng.uniform(0.7, 1.3), 10, min(ih, iw) / 2))
+            short_side = long_side * rng.uniform(0.68, 0.8)
+            w, h = (short_side, long_side) if rng.random() < 0.6 else (long_side, short_side)
+            x0, y0 = rng.uniform(0, iw - w), rng.uniform(0, ih - h)
+            region = (x0, y0, x0 + w, y0 + h)
+            if len(boxes) and box_overlap_fraction(boxes, region).max() > 0.05:
+                continue
+            patch, alpha = render_back(back_masks[rng.integers(len(back_masks))], int(w), int(h), rng)
+            paste(image, patch, alpha, int(x0), int(y0))
+            extra_boxes.append(np.array([int(x0), int(y0), int(x0) + int(w), int(y0) + int(h)], np.float32))
+    positives = boxes[keep]
+    if extra_boxes:
+        positives = np.concatenate([positives, np.stack(extra_boxes)])
+    ignored = np.stack(ignore) if ignore else np.zeros((0, 4), np.float32)
+    return image, positives.astype(np.float32), ignored.astype(np.float32)
+
+
+def _rot90_boxes(boxes: np.ndarray, width: int, k: int) -> np.ndarray:
+    """Boxes of an image turned by np.rot90(image, k) (counter-clockwise), k in 0..3; `width` of the unturned image."""
+    out = boxes.copy()
+    for _ in range(k % 4):
+        x0, y0, x1, y1 = out[:, 0].copy(), out[:, 1].copy(), out[:, 2].copy(), out[:, 3].copy()
+        out = np.stack([y0, width - x1, y1, width - x0], axis=1) if len(out) else out
+        # after one turn the old height becomes the width; square training photos keep it equal
+    return out
+
+
+def photometric(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Colour, blur, noise and JPEG jitter: the glare, white balance and phone pipelines of real photos."""
+    out = image.astype(np.float32)
+    if rng.random() < 0.8:
+        hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV).astype(np.float32)
+        hsv[..., 0] = (hsv[..., 0] + rng.uniform(-12, 12)) % 180
+        hsv[..., 1] *= rng.uniform(0.6, 1.4)
+        hsv[..., 2] *= rng.uniform(0.65, 1.35)
+        out = cv2.cvtColor(np.clip(hsv, 0, 255).astype(np.uint8), cv2.COLOR_HSV2BGR).astype(np.float32)
+    if rng.random() < 0.5:
+        out = out * rng.uniform(0.7, 1.3) + rng.uniform(-30, 30)
+    if rng.random() < 0.1:
+        out = np.repeat(cv2.cvtColor(np.clip(out, 0, 255).astype(np.uint8), cv2.COLOR_BGR2GRAY)[..., None], 3, 2)
+        out = out.astype(np.float32)
+    if rng.random() < 0.3:
+        sigma = rng.uniform(0.3, 1.6)
+        out = cv2.GaussianBlur(out, (0, 0), sigma)
+    if rng.random() < 0.4:
+        out = out + rng.normal(0, rng.uniform(2, 10), out.shape).astype(np.float32)
+    result = np.clip(out, 0, 255).astype(np.uint8)
+    if rng.random() < 0.4:
+        ok, buf = cv2.imencode(".jpg", result, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 90))])
+        if ok:
+            result = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return result
+
+
+def random_sample(
+    item: TrainImage, size: int, rng: np.random.Generator, back_masks: list[np.ndarray], composite_p: float = 0.6
+) -> Sample:
+    """One augmented `size` x `size` training crop of `item` with its positive and ignored boxes."""
+    image, boxes = item.image, item.boxes
+    ignored = np.zeros((0, 4), np.float32)
+    if back_masks and rng.random() < composite_p:
+        image, boxes, ignored = composite_extras(image, boxes, back_masks, rng)
+    # Quarter turns and flips: tiles appear in every orientation on a table.
+    k = int(rng.integers(4))
+    if k and image.shape[0] == image.shape[1]:
+        width = image.shape[1]
+        image = np.ascontiguousarray(np.rot90(image, k))
+        boxes = _rot90_boxes(boxes, width, k)
+        ignored = _rot90_boxes(ignored, width, k)
+    if rng.random() < 0.5:
+        width = image.shape[1]
+        image = np.ascontiguousarray(image[:, ::-1])
+        boxes = boxes[:, [2, 1, 0, 3]] * np.array([-1, 1, -1, 1], np.float32) + np.array([width, 0, width, 0])
+        ignored = ignored[:, [2, 1, 0, 3]] * np.array([-1, 1, -1, 1], np.float32) + np.array([width, 0, width, 0])
+    closeup = rng.random() < CLOSEUP_PROBABILITY
+    scale = rng.uniform(*CLOSEUP_SCALE_RANGE) if closeup else rng.uniform(*SCALE_RANGE)
+    h, w = image.shape[:2]
+    # Crop in source pixels, then resize: cheaper than resizing the whole photo first.
+    src = size / scale
+    if len(boxes) and rng.random() < 0.8:
+        # Centre the crop near a labelled tile so most crops teach something about tiles.
+        b = boxes[rng.integers(len(boxes))]
+        cx = (b[0] + b[2]) / 2 + rng.uniform(-0.4, 0.4) * src
+        cy = (b[1] + b[3]) / 2 + rng.uniform(-0.4, 0.4) * src
+    else:
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+    x0 = float(np.clip(cx - src / 2, min(0, w - src), max(0, w - src)))
+    y0 = float(np.clip(cy - src / 2, min(0, h - src), max(0, h - src)))
+    matrix = np.array([[scale, 0, -x0 * scale], [0, scale, -y0 * scale]], np.float32)
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    crop = cv2.warpAffine(image, matrix, (size, size), flags=interp, borderMode=cv2.BORDER_CONSTANT,
+                          borderValue=tuple(int(v) for v in rng.integers(0, 255, 3)))
+    positives, extra_ignored = _crop_boxes(boxes, x0, y0, scale, size)
+    ignored_crop, _ = _crop_boxes(ignored, x0, y0, scale, size, keep_all=True)
+    crop = photometric(crop, rng)
+    all_ignored = np.concatenate([ignored_crop, extra_ignored]).astype(np.float32).reshape(-1, 4)
+    return Sample(crop, positives, all_ignored)
+
+
+def _crop_boxes(
+    boxes: np.ndarray, x0: float, y0: float, scale: float, size: int, keep_all: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """Boxes moved into the crop: (kept positives, boxes too cut off to call either way)."""
+    if len(boxes) == 0:
+        return np.zeros((0, 4), np.float32), np.zeros((0, 4), np.float32)
+    moved = (boxes - np.array([x0, y0, x0, y0], np.float32)) * scale
+    clipped = np.clip(moved, 0, size)
+    area = np.maximum((moved[:, 2] - moved[:, 0]) * (moved[:, 3] - moved[:, 1]), 1e-6)
+    visible = (clipped[:, 2] - clipped[:, 0]) * (clipped[:, 3] - clipped[:, 1]) / area
+    big_enough = np.minimum(clipped[:, 2] - clipped[:, 0], clipped[:, 3] - clipped[:, 1]) >= 2
+    if keep_all:
+        return clipped[(visible > 0) & big_enough].astype(np.float32), np.zeros((0, 4), np.float32)
+    good = (visible >= MIN_VISIBLE_FRACTION) & big_enough
+    partial = (visible > 0) & ~good
+    return clipped[good].astype(np.float32), clipped[partial].astype(np.float32)
+
+
+def encode_targets(sample: Sample, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """CenterNet / TTFNet targets on the stride-4 grid.
+
+    heatmap (1, S, S): elliptical Gaussian per box (sigma = 0.54 * side / 6), 1 at the centre cell;
+    weight (1, S, S): 0 where a region is ignored (cut-off or covered tiles), else 1;
+    reg_box (4, S, S): the box (x0, y0, x1, y1) in input pixels that each cell should regress;
+    reg_weight (1, S, S): Gaussian weight of regression cells (the smaller box wins where two overlap);
+    num_pos: number of positive centres (as a 1-element array).
+    """
+    s = size // STRIDE
+    heatmap = np.zeros((s, s), np.float32)
+    weight = np.ones((s, s), np.float32)
+    reg_box = np.zeros((4, s, s), np.float32)
+    reg_weight = np.zeros((s, s), np.float32)
+    reg_area = np.full((s, s), np.inf, np.float32)
+    ys, xs = np.mgrid[0:s, 0:s].astype(np.float32)
+    for box in sample.ignore:
+        gx0, gy0 = int(box[0] // STRIDE), int(box[1] // STRIDE)
+        gx1, gy1 = math.ceil(box[2] / STRIDE), math.ceil(box[3] / STRIDE)
+        weight[max(0, gy0):gy1, max(0, gx0):gx1] = 0
+    count = 0
+    for box in sample.boxes:
+        bw, bh = (box[2] - box[0]) / STRIDE, (box[3] - box[1]) / STRIDE
+        if bw <= 0 or bh <= 0:
+            continue
+        cx = min(int((box[0] + box[2]) / 2 / STRIDE), s - 1)
+        cy = min(int((box[1] + box[3]) / 2 / STRIDE), s - 1)
+        sx, sy = max(0.54 * bw / 6, 0.3), max(0.54 * bh / 6, 0.3)
+        rx, ry = int(3 * sx) + 1, int(3 * sy) + 1
+        x0, x1, y0, y1 = max(0, cx - rx), min(s, cx + rx + 1), max(0, cy - ry), min(s, cy + ry + 1)
+        g = np.exp(-((xs[y0:y1, x0:x1] - cx) ** 2 / (2 * sx * sx) + (ys[y0:y1, x0:x1] - cy) ** 2 / (2 * sy * sy)))
+        heatmap[y0:y1, x0:x1] = np.maximum(heatmap[y0:y1, x0:x1], g)
+        heatmap[cy, cx] = 1.0
+        weight[cy, cx] = 1.0
+        weight[y0:y1, x0:x1] = np.maximum(weight[y0:y1, x0:x1], (g > 0.05).astype(np.float32))
+        area = bw * bh
+        region = (g > 0.3) & (area < reg_area[y0:y1, x0:x1])
+        region[cy - y0, cx - x0] = area < reg_area[cy, cx]
+        for c in range(4):
+            reg_box[c, y0:y1, x0:x1][region] = box[c]
+        reg_weight[y0:y1, x0:x1][region] = g[region] * math.log(max(area, 2.0))
+        reg_area[y0:y1, x0:x1][region] = area
+        count += 1
+    return heatmap[None], weight[None], reg_box, reg_weight[None], np.array([count], np.float32)

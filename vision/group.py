@@ -1,0 +1,321 @@
+"""From tiles in a photo to a hand: rows and gaps → groups → melds, and the reading the rules allow.
+
+Geometry (`vision.rows`) splits the tiles into rows and, at gaps, into groups. The groups then get roles:
+- a group with a tile lying sideways is a claimed meld (chow / pung of 3, kong of 4; the sideways tile is the
+  claimed one); a longer run of touching claimed melds is cut into 3s and 4s, one sideways tile each;
+- a group of four with two face-down tiles (`back`) and two equal faces is a concealed kong;
+- flowers and seasons go apart wherever they lie, `none` readings (not a tile) are dropped;
+- everything else is a standing tile; a single tile set apart at the end of a row is the winning tile, otherwise the
+  last standing tile is (and the proposal says it assumed so).
+
+Which tile is which comes from the classifier's top-k combined with the rules: joint readings are enumerated from
+the most probable down (`vision.readings`), and the first one that is a complete winning hand with at most four of a
+kind is chosen — unless that needs readings much less probable than what the classifier saw (more than
+RULES_MARGIN in summed -log p), in which case the photo probably does not show a complete hand and the most
+probable reading stands, flagged. A 13-tile photo gets the same treatment with "a ready hand" for "complete".
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from scoring.hand import CHOW, KONG, PUNG, Hand, Meld
+from scoring.tiles import FLOWERS, INDEX, N_KINDS
+from vision import hand_shape
+from vision.readings import Candidate, best_first, prune_candidates
+from vision.rows import Layout, Point, find_rows
+
+BACK, NONE = "back", "none"
+UPRIGHT, SIDEWAYS = "upright", "sideways"
+
+# How much less probable (summed -log p) a reading may be than the classifier's own best and still be chosen
+# because the rules prefer it: ln(1000) — the rules may overrule a 1000:1 preference, not more.
+RULES_MARGIN = math.log(1000.0)
+# At most this many joint readings are checked against the rules per photo (bounded time on unfamiliar sets).
+MAX_READINGS = 3000
+# Runner-up readings kept as alternatives.
+MAX_ALTERNATIVES = 3
+# Below this probability a tile is called uncertain.
+LOW_CONFIDENCE = 0.8
+
+# Status of a reading, best first.
+COMPLETE, READY, INCOMPLETE, INVALID = hand_shape.COMPLETE, hand_shape.READY, hand_shape.INCOMPLETE, hand_shape.INVALID
+_STATUS_RANK = {COMPLETE: 0, READY: 1, INCOMPLETE: 2, INVALID: 3}
+
+
+@dataclass(frozen=True)
+class ObservedTile:
+    """What the earlier stages know of one tile: where (quad, image pixels), how it lies, and what it may be
+    (classifier top-k: tile ids, `back`, `none`, with probabilities)."""
+
+    quad: tuple[Point, Point, Point, Point]
+    orientation: str
+    candidates: tuple[tuple[str, float], ...]
+    score: float = 1.0
+
+
+@dataclass(frozen=True)
+class ProposedMeld:
+    """A meld seen in the photo: the scoring meld and which observed tiles (left to right) show it."""
+
+    meld: Meld
+    indices: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One joint reading of the photo's tiles and the hand it makes."""
+
+    tiles: tuple[str, ...]  # one reading per observed tile: a tile id, `back` or `none`
+    cost: float  # sum of -log p over the tiles
+    status: str  # complete | ready | incomplete | invalid
+    melds: tuple[ProposedMeld, ...]
+    standing: tuple[int, ...]  # observed indices of the standing tiles, in order; the winning tile is not among them
+    winning: int | None  # observed index of the winning tile
+    winning_set_apart: bool  # True when the photo shows the winning tile apart, False when it was assumed
+    flowers: tuple[int, ...]
+    dropped: tuple[int, ...]  # read as `none` (not a tile)
+    problem: str = ""  # why the reading is invalid or incomplete, in words
+
+    def hand(self) -> Hand:
+        """The scoring hand of this reading (no context)."""
+        return Hand(
+            melds=tuple(m.meld for m in self.melds),
+            standing=tuple(self.tiles[i] for i in self.standing),
+            winning_tile=self.tiles[self.winning] if self.winning is not None else None,
+        )
+
+    def flower_tiles(self) -> tuple[str, ...]:
+        return tuple(self.tiles[i] for i in self.flowers)
+
+    def tile_multiset(self) -> tuple[str, ...]:
+        """Every tile id the photo shows as read (faces only: no backs, no `none`), sorted."""
+        return tuple(sorted((t for t in self.tiles if t not in (BACK, NONE)), key=INDEX.__getitem__))
+
+
+@dataclass(frozen=True)
+class Grouping:
+    layout: Layout
+    best: Reading | None
+    alternatives: tuple[Reading, ...]
+    readings_checked: int
+    warnings: tuple[str, ...] = field(default=())
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# Structure: which groups are claimed melds (from geometry alone).
+
+
+def _claimed_partitions(group: tuple[int, ...], sideways: Sequence[bool]) -> list[list[tuple[int, ...]]]:
+    """Ways to cut a group holding sideways tiles into consecutive melds of 3 or 4 tiles with exactly one sideways
+    tile each (players often push their claimed melds together)."""
+    results: list[list[tuple[int, ...]]] = []
+
+    def walk(start: int, parts: list[tuple[int, ...]]) -> None:
+        if start == len(group):
+            results.append(list(parts))
+            return
+        for size in (3, 4):
+            part = group[start : start + size]
+            if len(part) == size and sum(sideways[i] for i in part) == 1:
+                walk(start + size, [*parts, part])
+
+    walk(0, [])
+    return results
+
+
+@dataclass(frozen=True)
+class _Structure:
+    """One way to read the photo's geometry: claimed-meld tile runs, the other groups (in order), and which single
+    tile is set apart at a row's end (the winning-tile position), if any."""
+
+    claimed: tuple[tuple[int, ...], ...]
+    other_groups: tuple[tuple[int, ...], ...]
+    set_apart: int | None
+
+
+def _structures(layout: Layout, sideways: Sequence[bool]) -> tuple[list[_Structure], list[str]]:
+    warnings: list[str] = []
+    claimed_options: list[list[list[tuple[int, ...]]]] = []
+    plain: list[tuple[int, ...]] = []
+    for row in layout.rows:
+        for group in row.groups:
+            if not any(sideways[i] for i in group):
+                plain.append(group)
+                continue
+            partitions = _claimed_partitions(group, sideways)
+            if partitions:
+                claimed_options.append(partitions)
+            else:
+                numbers = ", ".join(str(i + 1) for i in group if sideways[i])
+                warnings.append(
+                    f"tile {numbers} lies sideways but is not part of a 3- or 4-tile meld; read as standing")
+                plain.append(group)
+    # The winning tile is set apart: a lone tile at the end of a row that also holds other standing tiles,
+    # or a lone tile in a row of its own.
+    set_apart = None
+    for row in layout.rows:
+        row_plain = [g for g in row.groups if g in plain]
+        lone_at_end = row_plain and len(row_plain[-1]) == 1 and row.groups[-1] == row_plain[-1]
+        if lone_at_end and (len(row_plain) > 1 or len(row.groups) == 1):
+            set_apart = row_plain[-1][0]
+    structures = [
+        _Structure(tuple(part for parts in combo for part in parts), tuple(plain), set_apart)
+        for combo in itertools.product(*claimed_options)
+    ]
+    return structures, warnings
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# One reading under one structure → a hand and its status.
+
+
+def _meld_from_claimed(tiles: Sequence[str], sideways_pos: int) -> Meld | None:
+    """The claimed meld shown by `tiles` (display order), the sideways tile at `sideways_pos`; None if no meld."""
+    if any(t not in INDEX or INDEX[t] >= N_KINDS for t in tiles):
+        return None
+    if len(set(tiles)) == 1:
+        kind = KONG if len(tiles) == 4 else PUNG
+        # Who gave it: the sideways tile's side (left = left player 1, middle = opposite 2, right = right player 3).
+        claim = 1 if sideways_pos == 0 else 3 if sideways_pos == len(tiles) - 1 else 2
+        return Meld(kind, tiles[0], claim)
+    if len(tiles) == 3:
+        order = sorted(tiles, key=INDEX.__getitem__)
+        low = INDEX[order[0]]
+        if low < 27 and low % 9 <= 6 and [INDEX[t] for t in order] == [low, low + 1, low + 2]:
+            # For a chow the index says which of its tiles was claimed.
+            return Meld(CHOW, order[0], INDEX[tiles[sideways_pos]] - low + 1)
+    return None
+
+
+def _assemble(tiles: Sequence[str], cost: float, structure: _Structure, sideways: Sequence[bool]) -> Reading:
+    melds: list[ProposedMeld] = []
+    flowers: list[int] = []
+    dropped: list[int] = []
+    standing: list[int] = []
+    problems: list[str] = []
+
+    def sort_out(i: int) -> bool:
+        """Flowers and `none` leave the hand wherever they lie; True if tile i did."""
+        if tiles[i] in FLOWERS:
+            flowers.append(i)
+            return True
+        if tiles[i] == NONE:
+            dropped.append(i)
+            return True
+        return False
+
+    for part in structure.claimed:
+        kept = [i for i in part if not sort_out(i)]
+        sideways_at = [k for k, i in enumerate(kept) if sideways[i]]
+        meld = _meld_from_claimed([tiles[i] for i in kept], sideways_at[0]) if len(sideways_at) == 1 else None
+        if meld is None:
+            problems.append(f"tiles {'-'.join(str(i + 1) for i in part)} lie as a claimed meld but read "
+                            f"{' '.join(tiles[i] for i in part)}")
+            standing.extend(i for i in kept if tiles[i] != BACK)
+        else:
+            melds.append(ProposedMeld(meld, tuple(kept)))
+    for group in structure.other_groups:
+        kept = [i for i in group if not sort_out(i)]
+        backs = [i for i in kept if tiles[i] == BACK]
+        faces = [i for i in kept if tiles[i] != BACK]
+        if backs and len(kept) == 4 and len(backs) == 2 and tiles[faces[0]] == tiles[faces[1]]:
+            melds.append(ProposedMeld(Meld(KONG, tiles[faces[0]], None, concealed=True), tuple(kept)))
+            continue
+        if backs:
+            problems.append(f"tile {', '.join(str(i + 1) for i in backs)} is face down "
+                            "(only a concealed kong shows backs: two backs beside two equal faces)")
+        standing.extend(faces)
+
+    # A hand of 13 (a ready hand photographed before the win) has no winning tile; otherwise the tile set apart
+    # is the winning tile, or else the last standing tile.
+    winning = None
+    set_apart = structure.set_apart is not None and structure.set_apart in standing
+    if len(standing) + 3 * len(melds) != 13:
+        if set_apart:
+            winning = structure.set_apart
+        elif standing:
+            winning = standing[-1]
+    if winning is not None:
+        standing.remove(winning)
+    set_apart = set_apart and winning is not None
+
+    reading = Reading(
+        tiles=tuple(tiles), cost=cost, status=INVALID, melds=tuple(melds), standing=tuple(standing),
+        winning=winning, winning_set_apart=set_apart, flowers=tuple(flowers), dropped=tuple(dropped),
+    )
+    if problems:
+        return _with_status(reading, INVALID, "; ".join(problems))
+    status, problem = hand_shape.status(reading.hand())
+    return _with_status(reading, status, problem)
+
+
+def _with_status(reading: Reading, status: str, problem: str) -> Reading:
+    return replace(reading, status=status, problem=problem)
+
+
+def _hand_size(reading: Reading) -> int:
+    """Tiles the reading puts in the hand (melds in full, kongs as four)."""
+    return len(reading.standing) + (reading.winning is not None) + sum(len(m.meld.tiles) for m in reading.melds)
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# The search.
+
+
+def choose_reading(
+    tiles: Sequence[ObservedTile], layout: Layout | None = None
+) -> Grouping:
+    """Rows, melds and the most probable reading that the rules accept (see the module docstring)."""
+    if layout is None:
+        layout = find_rows([t.quad for t in tiles])
+    if not tiles:
+        return Grouping(layout, None, (), 0, ("no tiles found in this photo",))
+    sideways = [t.orientation == SIDEWAYS for t in tiles]
+    structures, warnings = _structures(layout, sideways)
+    options: list[tuple[Candidate, ...]] = []
+    for i, tile in enumerate(tiles):
+        pruned = prune_candidates(tile.candidates, RULES_MARGIN)
+        if not pruned:
+            raise ValueError(f"tile {i + 1} has no classifier candidates")
+        options.append(pruned)
+
+    # The goal is a complete hand; failing that, a ready hand when the photo's most probable reading has 13 tiles
+    # (dropping a tile to make a ready hand explains the photo worse than the plain reading). Failing both, the most
+    # probable reading stands.
+    found: list[Reading] = []  # every reading checked, in cost order (the best structure for each)
+    complete: list[Reading] = []
+    ready: Reading | None = None
+    checked_at_first_complete = 0
+    for cost, choice in best_first(options, RULES_MARGIN):
+        reading_tiles = tuple(options[i][c].tile for i, c in enumerate(choice))
+        reading = min(
+            (_assemble(reading_tiles, cost, s, sideways) for s in structures),
+            key=lambda r: _STATUS_RANK[r.status],
+        )
+        found.append(reading)
+        if reading.status == COMPLETE:
+            complete.append(reading)
+            checked_at_first_complete = checked_at_first_complete or len(found)
+        elif reading.status == READY and ready is None and _hand_size(reading) == _hand_size(found[0]):
+            ready = reading
+        if len(found) >= MAX_READINGS:
+            break
+        if complete and (len(complete) > MAX_ALTERNATIVES or len(found) - checked_at_first_complete >= 200):
+            break  # enough runner-ups: the rest are less probable still
+
+    if complete:
+        best, same_status = complete[0], complete[1:]
+    elif ready is not None:
+        best, same_status = ready, [r for r in found if r.status == READY and r is not ready]
+    else:
+        best, same_status = found[0], []
+    alternatives = same_status[:MAX_ALTERNATIVES]
+    if found[0] is not best:
+        alternatives.append(found[0])
+    checked = len(found)
+    return Grouping(layout, best, tuple(alternatives), checked, tuple(warnings))
+

@@ -1,0 +1,316 @@
+"""`HandProposal`: what the photo pipeline thinks the hand is, for the user to confirm or correct.
+
+Plain data, JSON both ways (`to_dict` / `from_dict`): the tiles with their quads, readings, confidence and the
+classifier's other candidates; the proposed melds; the hand string in GB notation (no win context: the photo cannot
+show it); runner-up readings of the whole hand; warnings in words; per-stage timings.
+
+Tile numbers are 1-based and follow the order of `tiles` (rows top to bottom, left to right), as drawn by
+`fanscan photo --annotate` and used by `fix N TILE`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from scoring.errors import FanscanError
+from scoring.hand import KONG
+from scoring.notation import format_hand
+from scoring.tiles import INDEX
+from vision.group import (
+    BACK,
+    INCOMPLETE,
+    INVALID,
+    LOW_CONFIDENCE,
+    NONE,
+    Grouping,
+    ObservedTile,
+    Reading,
+    choose_reading,
+)
+
+# Roles of a tile in the proposed hand.
+STANDING, WINNING, MELD, FLOWER, DROPPED, UNUSED = "standing", "winning", "meld", "flower", "dropped", "unused"
+# Status of a proposal with no tiles (the others are vision.group's reading statuses).
+EMPTY = "empty"
+
+
+@dataclass
+class ProposedTile:
+    """One tile of the photo. `tile` is the chosen reading (a tile id, `back` or `none`), `confidence` its
+    classifier probability, `alternatives` the classifier's other candidates (id, probability), best first."""
+
+    number: int
+    quad: list[list[float]]
+    box: list[float]
+    orientation: str
+    detection_score: float
+    tile: str
+    confidence: float
+    alternatives: list[tuple[str, float]] = field(default_factory=list)
+    role: str = STANDING
+    meld: int | None = None  # index into HandProposal.melds
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["alternatives"] = [[t, p] for t, p in self.alternatives]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ProposedTile:
+        values = dict(data)
+        values["alternatives"] = [(str(t), float(p)) for t, p in values.get("alternatives", [])]
+        return cls(**values)
+
+
+@dataclass
+class ProposedMeldInfo:
+    """A meld the photo shows: kind (chow / pung / kong), its tile ids, which tile numbers show it, the GB claim
+    index (None for a concealed kong) and whether it is concealed."""
+
+    kind: str
+    tiles: list[str]
+    tile_numbers: list[int]
+    claim: int | None
+    concealed: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ProposedMeldInfo:
+        return cls(**data)
+
+
+@dataclass
+class HandAlternative:
+    """A runner-up reading of the whole hand: its hand string, its probability relative to the proposal's
+    (exp of the difference in summed log-probabilities), its status and the tiles it reads differently."""
+
+    hand: str
+    relative_probability: float
+    status: str
+    changes: list[tuple[int, str, str]]  # (tile number, proposal's reading, this reading)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["changes"] = [list(c) for c in self.changes]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> HandAlternative:
+        values = dict(data)
+        values["changes"] = [(int(n), str(a), str(b)) for n, a, b in values.get("changes", [])]
+        return cls(**values)
+
+
+@dataclass
+class HandProposal:
+    """The pipeline's proposal for one photo.
+
+    `hand`: GB notation of the proposed hand without context ("" when no tile was read); `status`: complete
+    (a winning hand), ready (13 tiles that wait on something), incomplete, invalid, or empty (no tiles);
+    `winning_tile_set_apart`: the photo shows the winning tile apart (else the last standing tile was assumed)."""
+
+    image: str | None
+    image_size: tuple[int, int]
+    tiles: list[ProposedTile]
+    melds: list[ProposedMeldInfo]
+    hand: str
+    flowers: list[str]
+    status: str
+    winning_tile_set_apart: bool = False
+    alternatives: list[HandAlternative] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    # ---- JSON ----
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "image": self.image,
+            "image_size": list(self.image_size),
+            "hand": self.hand,
+            "status": self.status,
+            "flowers": list(self.flowers),
+            "winning_tile_set_apart": self.winning_tile_set_apart,
+            "tiles": [t.to_dict() for t in self.tiles],
+            "melds": [m.to_dict() for m in self.melds],
+            "alternatives": [a.to_dict() for a in self.alternatives],
+            "warnings": list(self.warnings),
+            "timings_ms": dict(self.timings_ms),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> HandProposal:
+        if not isinstance(data, dict):
+            raise FanscanError("a hand proposal must be a JSON object")
+        try:
+            return cls(
+                image=data.get("image"),
+                image_size=(int(data["image_size"][0]), int(data["image_size"][1])),
+                tiles=[ProposedTile.from_dict(t) for t in data.get("tiles", [])],
+                melds=[ProposedMeldInfo.from_dict(m) for m in data.get("melds", [])],
+                hand=str(data.get("hand", "")),
+                flowers=[str(f) for f in data.get("flowers", [])],
+                status=str(data["status"]),
+                winning_tile_set_apart=bool(data.get("winning_tile_set_apart", False)),
+                alternatives=[HandAlternative.from_dict(a) for a in data.get("alternatives", [])],
+                warnings=[str(w) for w in data.get("warnings", [])],
+                timings_ms={str(k): float(v) for k, v in data.get("timings_ms", {}).items()},
+            )
+        except (KeyError, TypeError, ValueError, IndexError) as error:
+            raise FanscanError(f"not a hand proposal: {error.__class__.__name__}: {error}") from None
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> HandProposal:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise FanscanError(f"hand proposal is not valid JSON: {error}") from None
+        return cls.from_dict(data)
+
+    # ---- views ----
+    def hand_tiles(self) -> list[str]:
+        """The tile ids the proposal reads in the photo (faces, flowers included; no backs, no `none`), sorted."""
+        return sorted((t.tile for t in self.tiles if t.tile in INDEX), key=INDEX.__getitem__)
+
+    def uncertain_tiles(self, below: float) -> list[ProposedTile]:
+        return [t for t in self.tiles if t.role != DROPPED and t.confidence < below]
+
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# Building a proposal from the grouping stage.
+
+
+def _count_warning(reading: Reading) -> str | None:
+    kongs = sum(1 for m in reading.melds if m.meld.kind == KONG)
+    shown = len(reading.standing) + (reading.winning is not None) + sum(len(m.meld.tiles) for m in reading.melds)
+    expected = 14 + kongs
+    if shown < expected:
+        missing = expected - shown
+        what = "one" if missing == 1 else f"{missing}"
+        return (f"{shown} tiles found, a finished hand shows {expected}: {what} may be hidden by glare or out of the "
+                "photo, or the hand is not finished")
+    if shown > expected:
+        return (f"{shown} tiles found, a hand shows {expected}: the photo may hold more than one hand, or some are "
+                "not part of it (discards, the wall)")
+    return None
+
+
+def build_proposal(
+    tiles: Sequence[ObservedTile],
+    grouping: Grouping,
+    image: str | None,
+    image_size: tuple[int, int],
+    boxes: Sequence[Sequence[float]] | None = None,
+    timings_ms: dict[str, float] | None = None,
+    low_confidence: float = LOW_CONFIDENCE,
+) -> HandProposal:
+    """The proposal for the chosen reading of `grouping`; `boxes` default to the quads' bounding boxes."""
+    best = grouping.best
+    timings = dict(timings_ms or {})
+    if best is None:
+        return HandProposal(image, image_size, [], [], "", [], EMPTY, warnings=list(grouping.warnings),
+                            timings_ms=timings)
+    order = [i for row in grouping.layout.rows for i in row.tiles]
+    number_of = {index: n for n, index in enumerate(order, start=1)}
+    melds = [
+        ProposedMeldInfo(m.meld.kind, list(m.meld.tiles), [number_of[i] for i in m.indices], m.meld.claim,
+                         m.meld.concealed)
+        for m in best.melds
+    ]
+    role_of: dict[int, tuple[str, int | None]] = {i: (STANDING, None) for i in best.standing}
+    role_of.update({i: (MELD, k) for k, m in enumerate(best.melds) for i in m.indices})
+    role_of.update({i: (FLOWER, None) for i in best.flowers})
+    role_of.update({i: (DROPPED, None) for i in best.dropped})
+    if best.winning is not None:
+        role_of[best.winning] = (WINNING, None)
+
+    proposed: list[ProposedTile] = []
+    warnings: list[str] = list(grouping.warnings)
+    for index in order:
+        observed = tiles[index]
+        reading = best.tiles[index]
+        probs = dict(observed.candidates)
+        confidence = float(probs.get(reading, 0.0))
+        others = [(t, round(float(p), 4)) for t, p in sorted(observed.candidates, key=lambda c: -c[1]) if t != reading]
+        quad = [[round(float(x), 2), round(float(y), 2)] for x, y in observed.quad]
+        box = list(boxes[index]) if boxes is not None else [
+            min(p[0] for p in quad), min(p[1] for p in quad), max(p[0] for p in quad), max(p[1] for p in quad)]
+        role, meld = role_of.get(index, (UNUSED, None))
+        number = number_of[index]
+        proposed.append(ProposedTile(number, quad, [round(float(v), 2) for v in box], observed.orientation,
+                                     round(float(observed.score), 4), reading, round(confidence, 4), others, role,
+                                     meld))
+        top_tile, top_prob = max(observed.candidates, key=lambda c: c[1])
+        if top_tile != reading:
+            warnings.append(f"tile {number} read as {reading} ({confidence:.2f}) to make a valid hand; "
+                            f"the classifier preferred {top_tile} ({top_prob:.2f})")
+        elif confidence < low_confidence and role != DROPPED:
+            runner = f" / {others[0][0]} {others[0][1]:.2f}" if others else ""
+            warnings.append(f"tile {number} uncertain: {reading} {confidence:.2f}{runner}")
+
+    count_warning = _count_warning(best)
+    if count_warning:
+        warnings.append(count_warning)
+    if best.status in (INCOMPLETE, INVALID):
+        warnings.append(f"the tiles do not form a winning hand: {best.problem}" if best.problem
+                        else "the tiles do not form a winning hand")
+
+    alternatives = [
+        HandAlternative(
+            hand=format_hand(alt.hand()),
+            relative_probability=round(math.exp(best.cost - alt.cost), 6),
+            status=alt.status,
+            changes=[(number_of[i], best.tiles[i], alt.tiles[i]) for i in order if alt.tiles[i] != best.tiles[i]],
+        )
+        for alt in grouping.alternatives
+    ]
+    return HandProposal(
+        image=image,
+        image_size=image_size,
+        tiles=proposed,
+        melds=melds,
+        hand=format_hand(best.hand()),
+        flowers=list(best.flower_tiles()),
+        status=best.status,
+        winning_tile_set_apart=best.winning_set_apart,
+        alternatives=alternatives,
+        warnings=warnings,
+        timings_ms=timings,
+    )
+
+
+def observed_from_proposal(proposal: HandProposal) -> list[ObservedTile]:
+    """The grouping stage's input, rebuilt from a proposal (its tiles in proposal order): the chosen reading and the
+    classifier's other candidates, so a proposal (or a JSON file of one) can be re-read after a correction."""
+    tiles = []
+    for tile in proposal.tiles:
+        candidates = ((tile.tile, tile.confidence), *tile.alternatives)
+        quad = tuple((float(x), float(y)) for x, y in tile.quad)
+        tiles.append(ObservedTile(quad, tile.orientation, candidates, tile.detection_score))
+    return tiles
+
+
+def revise(proposal: HandProposal, fixes: dict[int, str]) -> HandProposal:
+    """The proposal re-read with some tiles fixed by the user: `fixes` maps a tile number to what it is
+    (a tile id, `back`, or `none` for "not a tile"). Melds, the winning tile and the other uncertain tiles are
+    chosen again around the fixed ones."""
+    tiles = observed_from_proposal(proposal)
+    for number, tile_id in fixes.items():
+        if not 1 <= number <= len(tiles):
+            raise FanscanError(f"there is no tile {number}: tiles are numbered 1-{len(tiles)}")
+        if tile_id not in INDEX and tile_id not in (BACK, NONE):
+            raise FanscanError(f"{tile_id!r} is not a tile id (1m..9m, 1p..9p, 1s..9s, E S W N, C F P, a-h, "
+                               "back, none)")
+        tiles[number - 1] = replace(tiles[number - 1], candidates=((tile_id, 1.0),))
+    boxes = [t.box for t in proposal.tiles]
+    return build_proposal(tiles, choose_reading(tiles), proposal.image, proposal.image_size, boxes=boxes,
+                          timings_ms=proposal.timings_ms)

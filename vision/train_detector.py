@@ -1,0 +1,300 @@
+"""Train the tile-proposal net (`vision.detector_net.TileNet`) and export it to ONNX with its metadata.
+
+    python -m vision.train_detector --data ../shared/data/chinese-mahjong-v4/train --out runs/detector \
+        --steps 2400 --export models/tile_detector.onnx
+
+Single class "tile", trained from scratch on the train split only: random 256-px crops of the photos at the scales
+a letterboxed 384-px view shows (plus close-ups), colour / blur / noise / JPEG jitter, rendered tile backs and
+sideways tiles composited in as extra positives (`vision.detector_data`). Batch 32, AdamW 2e-3, cosine decay.
+
+Deterministic from `--seed`: each step draws its samples from a generator seeded by (seed, step), so a resumed run
+sees the same batches. Progress goes to `<out>/train.log`; a checkpoint every `--checkpoint-every` steps to
+`<out>/last.ckpt` (rerun the same command to resume). Source photos held out by `--val-groups` (whole upstream
+photos with all their augmented copies) measure progress and pick the score threshold written into the model.
+`--smoke` trains a few steps on whatever split is given (tests/data) to check the machinery end to end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from vision import detector_data as dd
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "chinese-mahjong-v4" / "train"
+DEFAULT_ARTWORK = ROOT.parent / "shared" / "artwork" / "fluffystuff-cc0"
+DEFAULT_CACHE = ROOT / "work_data" / "detector_backs"
+INPUT_SIZE = 384
+MEAN = (0.5, 0.5, 0.5)
+STD = (0.25, 0.25, 0.25)
+ATTRIBUTION = "Chinese Mahjong Detection v4, riichimahjongdetection, Roboflow Universe, CC BY 4.0"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m vision.train_detector", description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="YOLO-layout train split (images/, labels/)")
+    p.add_argument("--out", type=Path, default=ROOT / "runs" / "detector", help="run folder: log, checkpoints")
+    p.add_argument("--steps", type=int, default=2400)
+    p.add_argument("--batch", type=int, default=32)
+    p.add_argument("--size", type=int, default=256, help="training crop size")
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--weight-decay", type=float, default=1e-4)
+    p.add_argument("--seed", type=int, default=20261129)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--val-groups", type=int, default=16, help="source photos held out for validation")
+    p.add_argument("--checkpoint-every", type=int, default=50)
+    p.add_argument("--eval-every", type=int, default=300)
+    p.add_argument("--artwork", type=Path, default=DEFAULT_ARTWORK, help="folder with */Back.svg tile backs")
+    p.add_argument("--export", type=Path, default=None, help="write the trained model here as ONNX")
+    p.add_argument("--smoke", action="store_true", help="a few tiny steps, for CI")
+    p.add_argument("--export-from", type=Path, default=None,
+                   help="skip training: export this checkpoint (last.ckpt, final.pt, stepN.ckpt) to --export")
+    p.add_argument("--score-threshold", type=float, default=0.3, help="written into the exported model")
+    p.add_argument("--write-val", type=Path, default=None,
+                   help="skip training: link the held-out validation photos into this YOLO-layout folder")
+    return p.parse_args(argv)
+
+
+def log(out: Path, message: str) -> None:
+    line = f"{time.strftime('%H:%M:%S')} {message}"
+    print(line, flush=True)
+    with open(out / "train.log", "a", encoding="utf-8") as f:
+        f.write(line + "\n")
+
+
+def pick_val_groups(images: list[dd.TrainImage], count: int, seed: int) -> set[str]:
+    """`count` source photos chosen by a seeded hash (stable across runs and machines)."""
+    groups = sorted({dd.source_group(i.name) for i in images})
+    ranked = sorted(groups, key=lambda g: hashlib.sha256(f"{seed}:{g}".encode()).hexdigest())
+    return set(ranked[:count]) if count < len(groups) else set()
+
+
+def back_masks(artwork: Path, cache: Path, out: Path) -> list[np.ndarray]:
+    """The rendered back shapes; the plain rounded-rectangle stand-in when rsvg-convert or the artwork is missing."""
+    svgs = sorted(artwork.glob("*/Back.svg"))
+    if svgs:
+        try:
+            return dd.rasterise_backs(svgs, cache)
+        except (OSError, RuntimeError, Exception) as error:  # no rsvg-convert: the stand-in shape still teaches
+            log(out, f"tile-back artwork not rendered ({error}); using a rounded rectangle")
+    return [dd.rounded_rect_mask()]
+
+
+def make_batch(images: list[dd.TrainImage], masks: list[np.ndarray], args: argparse.Namespace, step: int):
+    import torch
+
+    rng = np.random.default_rng([args.seed, step])
+    fields: list[list[np.ndarray]] = [[] for _ in range(6)]
+    for _ in range(args.batch):
+        sample = dd.random_sample(images[int(rng.integers(len(images)))], args.size, rng, masks)
+        rgb = sample.image[:, :, ::-1].astype(np.float32) / 255.0
+        fields[0].append(((rgb - np.array(MEAN, np.float32)) / np.array(STD, np.float32)).transpose(2, 0, 1))
+        for i, value in enumerate(dd.encode_targets(sample, args.size), start=1):
+            fields[i].append(value)
+    return [torch.from_numpy(np.ascontiguousarray(np.stack(f))) for f in fields]
+
+
+def evaluate_torch(model, images: list[dd.TrainImage], threshold: float = 0.3) -> dict:
+    """Recall / precision at IoU 0.5 of the torch model on held-out photos, through the same decode as inference."""
+    import torch
+
+    from vision.detect import ModelInfo, decode, letterbox, nms
+    from vision.detection_metrics import match_counts
+
+    info = ModelInfo(INPUT_SIZE, MEAN, STD, "RGB", 4, 32, threshold, 0.5)
+    model.eval()
+    totals = np.zeros(3)
+    with torch.no_grad():
+        for item in images:
+            blob, scale = letterbox(item.image, INPUT_SIZE, info)
+            heat, dist = model(torch.from_numpy(blob))
+            boxes, scores = decode(torch.sigmoid(heat)[0, 0].numpy(), dist[0].numpy(), 4, threshold)
+            keep = nms(boxes / scale, scores, 0.5)
+            totals += match_counts((boxes / scale)[keep], item.boxes)
+    model.train()
+    tp, n_pred, n_true = totals
+    return {"recall": tp / max(n_true, 1), "precision": tp / max(n_pred, 1), "labelled": int(n_true)}
+
+
+def train(args: argparse.Namespace) -> Path:
+    import torch
+
+    from vision.detector_net import TileNet, count_parameters, focal_loss, giou_loss
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    args.out.mkdir(parents=True, exist_ok=True)
+    all_images = dd.load_split(args.data)
+    if not all_images:
+        raise SystemExit(f"{args.data}: no labelled photos")
+    val_groups = pick_val_groups(all_images, args.val_groups, args.seed)
+    images = [i for i in all_images if dd.source_group(i.name) not in val_groups]
+    val_images = [i for i in all_images if dd.source_group(i.name) in val_groups]
+    masks = back_masks(args.artwork, DEFAULT_CACHE, args.out)
+    model = TileNet()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+    checkpoint = args.out / "last.ckpt"
+    start = 0
+    elapsed_before = 0.0
+    if checkpoint.exists():
+        state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        start, elapsed_before = state["step"], state.get("elapsed", 0.0)
+        log(args.out, f"resumed from {checkpoint} at step {start}")
+    else:
+        log(args.out, f"start: {len(images)} photos ({len(val_images)} held out), {count_parameters(model)} params, "
+                      f"args {json.dumps({k: str(v) for k, v in vars(args).items()})}")
+    t0 = time.time()
+    for step in range(start, args.steps):
+        lr = args.lr * 0.5 * (1 + math.cos(math.pi * step / args.steps))
+        warm = min(1.0, (step + 1) / 50)
+        for group in optimizer.param_groups:
+            group["lr"] = lr * warm
+        x, heat_t, weight, reg_box, reg_w, num_pos = make_batch(images, masks, args, step)
+        heat, dist = model(x)
+        loss_heat = focal_loss(heat, heat_t, weight, num_pos)
+        loss_box = giou_loss(dist, reg_box, reg_w, dd.STRIDE)
+        loss = loss_heat + 5.0 * loss_box
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
+        optimizer.step()
+        done = step + 1
+        elapsed = elapsed_before + time.time() - t0
+        if done % 10 == 0 or done == args.steps:
+            log(args.out, f"step {done}/{args.steps} loss {loss.item():.4f} heat {loss_heat.item():.4f} "
+                          f"box {loss_box.item():.4f} lr {lr * warm:.2e} elapsed {elapsed / 60:.1f} min")
+        if done % args.checkpoint_every == 0 or done == args.steps:
+            state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": done,
+                     "elapsed": elapsed}
+            torch.save(state, checkpoint.with_suffix(".tmp"))
+            os.replace(checkpoint.with_suffix(".tmp"), checkpoint)
+        if val_images and (done % args.eval_every == 0 or done == args.steps):
+            metrics = evaluate_torch(model, val_images)
+            log(args.out, f"val step {done}: recall {metrics['recall']:.4f} precision {metrics['precision']:.4f} "
+                          f"({metrics['labelled']} boxes)")
+            if done % 600 == 0:
+                torch.save({"model": model.state_dict(), "step": done}, args.out / f"step{done}.ckpt")
+    final = args.out / "final.pt"
+    torch.save({"model": model.state_dict(), "step": args.steps, "elapsed": elapsed_before + time.time() - t0,
+                "val_groups": sorted(val_groups)}, final)
+    log(args.out, f"done: {final}")
+    return final
+
+
+def export_onnx(weights: Path, onnx_path: Path, extra_meta: dict[str, str] | None = None) -> Path:
+    """Single-file ONNX: input `image` (1, 3, H, W) normalised RGB, H and W multiples of 32 (384 on the long side);
+    outputs `heatmap` (1, 1, H/4, W/4) tile-centre probability and `ltrb` (1, 4, H/4, W/4) distances in input pixels."""
+    import onnx
+    import torch
+
+    from vision.detector_net import TileNet
+
+    class Exported(torch.nn.Module):
+        def __init__(self, net: torch.nn.Module) -> None:
+            super().__init__()
+            self.net = net
+
+        def forward(self, image: torch.Tensor):
+            heat, distances = self.net(image)
+            return torch.sigmoid(heat), distances
+
+    net = TileNet()
+    state = torch.load(weights, map_location="cpu", weights_only=False)
+    net.load_state_dict(state["model"])
+    model = Exported(net).eval()
+    onnx_path.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE)
+    with warnings.catch_warnings():
+        # The TorchScript exporter is deprecated upstream but is the one that writes a single self-contained file.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(
+            model, (dummy,), str(onnx_path), dynamo=False, opset_version=17,
+            input_names=["image"], output_names=["heatmap", "ltrb"],
+            dynamic_axes={"image": {2: "height", 3: "width"}, "heatmap": {2: "grid_h", 3: "grid_w"},
+                          "ltrb": {2: "grid_h", 3: "grid_w"}},
+        )
+    proto = onnx.load(str(onnx_path))
+    meta = {
+        "model": "fanscan tile detector (single-class CenterNet-style proposal net)",
+        "classes": json.dumps(["tile"]),
+        "input_size": str(INPUT_SIZE),
+        "input": "image: float32 (1, 3, H, W), RGB, (pixel / 255 - mean) / std; letterboxed so the long side is "
+                 "input_size, padded right/bottom (value 114) to a multiple of pad_multiple",
+        "normalisation_mean": json.dumps(list(MEAN)),
+        "normalisation_std": json.dumps(list(STD)),
+        "channel_order": "RGB",
+        "pad_multiple": "32",
+        "strides": json.dumps([4, 8, 16, 32]),
+        "output_stride": "4",
+        "outputs": "heatmap: (1, 1, H/4, W/4) probability that a tile centre lies in the cell; ltrb: (1, 4, H/4, W/4) "
+                   "distances in input pixels from the cell centre ((i + 0.5) * 4) to the tile box's left, top, right, "
+                   "bottom edges. Decode: 3x3 max-pool peaks above score_threshold, box per peak, NMS at nms_iou.",
+        "score_threshold": "0.3",
+        "nms_iou": "0.5",
+        "training_steps": str(state.get("step", "")),
+        "training_data": ATTRIBUTION + "; tile backs: FluffyStuff riichi-mahjong-tiles (CC0)",
+        "licence_note": "trained on CC BY 4.0 data: attribute " + ATTRIBUTION,
+    }
+    meta.update(extra_meta or {})
+    for key, value in meta.items():
+        entry = proto.metadata_props.add()
+        entry.key, entry.value = key, value
+    onnx.save(proto, str(onnx_path))
+    return onnx_path
+
+
+def write_val_split(args: argparse.Namespace) -> None:
+    """The held-out photos as a YOLO-layout folder (symlinks), for benchmarks/eval_detection.py."""
+    from vision.yolo_data import iter_split
+
+    items = list(iter_split(args.data))
+    groups = sorted({dd.source_group(i.image_path.name) for i in items})
+    ranked = sorted(groups, key=lambda g: hashlib.sha256(f"{args.seed}:{g}".encode()).hexdigest())
+    held_out = set(ranked[:args.val_groups])
+    for sub in ("images", "labels"):
+        (args.write_val / sub).mkdir(parents=True, exist_ok=True)
+    data_yaml = args.data / "data.yaml" if (args.data / "data.yaml").exists() else args.data.parent / "data.yaml"
+    if data_yaml.exists():
+        (args.write_val / "data.yaml").write_text(data_yaml.read_text(encoding="utf-8"), encoding="utf-8")
+    for item in items:
+        if dd.source_group(item.image_path.name) in held_out:
+            for src, sub in ((item.image_path, "images"), (item.label_path, "labels")):
+                link = args.write_val / sub / src.name
+                if src.exists() and not link.exists():
+                    link.symlink_to(src.resolve())
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.write_val:
+        write_val_split(args)
+        return 0
+    if args.export_from:
+        if not args.export:
+            raise SystemExit("--export-from needs --export PATH")
+        export_onnx(args.export_from, args.export, {"score_threshold": str(args.score_threshold)})
+        return 0
+    if args.smoke:
+        args.steps, args.batch, args.size = min(args.steps, 3), min(args.batch, 4), 128
+        args.val_groups, args.checkpoint_every, args.eval_every = min(args.val_groups, 1), 2, 3
+    final = train(args)
+    if args.export:
+        export_onnx(final, args.export, {"score_threshold": str(args.score_threshold)})
+        log(args.out, f"exported {args.export}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""From a stored patch to a model input: the exact inference geometry, plus train-time jitter (numpy / OpenCV).
+
+A patch is `crop_quad(image, quad, STORE_SPEC)`; the model input is `crop_quad(image, quad, spec)`. Both centre the
+tile and scale it uniformly, so one is the other scaled about the centre by `base_scale(spec)`. Training adds what
+loose boxes, other cameras and other sets vary: shift, scale, small rotation, upside-down (the crop cannot know which
+way a sideways tile turns), a quarter turn for near-square boxes (whose upright/sideways call is a coin toss),
+light, colour, blur, low resolution, noise and JPEG.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.crops import CropSpec
+from vision.training.real_data import STORE_SPEC
+
+
+def base_scale(spec: CropSpec) -> float:
+    """Patch pixels -> input pixels: both fit the padded tile to their height (same aspect), so a ratio of sizes."""
+    return (spec.height / STORE_SPEC.height) * (1 + 2 * STORE_SPEC.pad) / (1 + 2 * spec.pad)
+
+
+def patch_to_input(patch: np.ndarray, spec: CropSpec, rng: np.random.Generator | None = None,
+                   square: bool = False) -> np.ndarray:
+    """The (spec.height, spec.width, 3) uint8 model input for a patch; jittered when `rng` is given."""
+    scale, angle, shift = base_scale(spec), 0.0, np.zeros(2)
+    if rng is not None:
+        scale *= float(np.exp(np.clip(rng.normal(0, 0.08), -0.2, 0.2)))
+        angle = float(rng.normal(0, 7))
+        if rng.random() < 0.5:
+            angle += 180.0
+        if square and rng.random() < 0.35:
+            angle += 90.0 * rng.choice([-1, 1])
+        shift = rng.normal(0, 0.035, 2) * np.array([spec.width, spec.height])
+    centre = (STORE_SPEC.width / 2, STORE_SPEC.height / 2)
+    matrix = cv2.getRotationMatrix2D(centre, angle, scale)
+    matrix[:, 2] += np.array([spec.width / 2 - centre[0], spec.height / 2 - centre[1]]) + shift
+    out = cv2.warpAffine(patch, matrix, (spec.width, spec.height), flags=cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REFLECT)
+    if rng is None:
+        return out
+    return photometric(out, rng)
+
+
+def photometric(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Light, colour, blur, resolution, noise and JPEG jitter of one uint8 BGR image."""
+    x = image.astype(np.float32)
+    x = x * rng.uniform(0.65, 1.3) + rng.normal(0, 14)
+    x = x * rng.uniform(0.88, 1.12, 3)
+    mean = x.mean()
+    x = (x - mean) * rng.uniform(0.7, 1.3) + mean
+    grey = x.mean(axis=2, keepdims=True)
+    x = grey + (x - grey) * (0.0 if rng.random() < 0.08 else rng.uniform(0.6, 1.4))
+    if rng.random() < 0.25:
+        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.3, 1.3))
+    h, w = x.shape[:2]
+    if rng.random() < 0.2:  # a small tile in the photo: fewer pixels than the input
+        f = rng.uniform(0.45, 0.8)
+        x = cv2.resize(cv2.resize(x, (max(4, int(w * f)), max(4, int(h * f))), interpolation=cv2.INTER_AREA),
+                       (w, h), interpolation=cv2.INTER_LINEAR)
+    if rng.random() < 0.3:
+        x = x + rng.normal(0, rng.uniform(2, 9), x.shape)
+    out = np.clip(x, 0, 255).astype(np.uint8)
+    if rng.random() < 0.3:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 90))])
+        if ok:
+            out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out

@@ -1,0 +1,233 @@
+"""Train the tile classifier from scratch on CPU: one command, fixed seed, progress, checkpoints, resume, ONNX export.
+
+    python -m vision.train_classifier            # the shipped model (see models/tile_classifier.md)
+    python -m vision.train_classifier --smoke    # a few seconds on the bundled mini split (CI)
+
+Data (prepared once into --cache, then reused): patches of every labelled box of the real train split, `none`
+patches from the same photos, and rendered tiles / backs / `none` (see `renders`). Validation: the real patches of
+source photos held out by name hash (never the test split). Re-running the command resumes from the last
+checkpoint in --run-dir; --fresh starts over.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from vision.crops import CropSpec
+from vision.training.augment import patch_to_input
+from vision.training.classes import CLASSES
+from vision.training.export import MEAN, STD, export_onnx
+from vision.training.faces import build_faces
+from vision.training.model import TileNet
+from vision.training.real_data import PatchSet, extract_split, is_validation_source
+from vision.training.renders import Renderer, background_photos, render_set
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared"
+INPUT_SPEC = CropSpec(width=64, height=80, pad=0.08)
+
+
+@dataclass
+class Data:
+    train: PatchSet
+    val: PatchSet
+    weights: np.ndarray  # sampling probability per train patch
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m vision.train_classifier", description=__doc__.split("\n")[0])
+    p.add_argument("--data", type=Path, default=SHARED / "data" / "chinese-mahjong-v4" / "train",
+                   help="YOLO-layout split to learn from (default: ../shared/data/chinese-mahjong-v4/train)")
+    p.add_argument("--artwork", type=Path, default=SHARED / "artwork", help="tile artwork folder (../shared/artwork)")
+    p.add_argument("--cache", type=Path, default=REPO / "work_data" / "classifier", help="prepared patches")
+    p.add_argument("--run-dir", type=Path, default=None, help="checkpoints and report (runs/classifier)")
+    p.add_argument("--out", type=Path, default=None, help="ONNX model to write (models/tile_classifier.onnx)")
+    p.add_argument("--steps", type=int, default=10000)
+    p.add_argument("--batch", type=int, default=64)
+    p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1, help="torch CPU threads (the machine is shared)")
+    p.add_argument("--val-fraction", type=float, default=0.08, help="share of source photos held out")
+    p.add_argument("--renders-per-tile", type=int, default=160, help="rendered patches per tile (flowers x2)")
+    p.add_argument("--render-backs", type=int, default=2500)
+    p.add_argument("--render-none", type=int, default=1500)
+    p.add_argument("--limit-images", type=int, default=None, help="use only the first N photos (tests)")
+    p.add_argument("--eval-every", type=int, default=500)
+    p.add_argument("--checkpoint-every", type=int, default=250)
+    p.add_argument("--fresh", action="store_true", help="ignore an existing checkpoint")
+    p.add_argument("--export-only", action="store_true", help="export --out from the last checkpoint and stop")
+    p.add_argument("--smoke", action="store_true", help="tiny run on tests/data/mini_yolo for CI (seconds)")
+    args = p.parse_args(argv)
+    if args.smoke:
+        args.data = REPO / "tests" / "data" / "mini_yolo" / "train"
+        args.steps, args.batch, args.eval_every, args.checkpoint_every = 12, 16, 6, 6
+        args.renders_per_tile, args.render_backs, args.render_none = 1, 8, 8
+        args.val_fraction = 0.015  # holds out one of the three mini photos
+    name = "classifier-smoke" if args.smoke else "classifier"
+    args.run_dir = args.run_dir or REPO / "runs" / name
+    # A smoke run never overwrites the shipped model.
+    args.out = args.out or (args.run_dir / "smoke.onnx" if args.smoke else REPO / "models" / "tile_classifier.onnx")
+    return args
+
+
+def prepare(args: argparse.Namespace) -> Data:
+    """Real and rendered patches (cached), the source-photo validation split and class-balancing weights."""
+    key = f"seed{args.seed}-lim{args.limit_images}-{args.data.resolve().as_posix().replace('/', '_')[-60:]}"
+    real_path = args.cache / f"real-{key}.npz"
+    if real_path.exists():
+        real = PatchSet.load(real_path)
+    else:
+        real = extract_split(args.data, seed=args.seed, limit_images=args.limit_images, progress=log)
+        real.save(real_path)
+    render_key = f"{key}-r{args.renders_per_tile}-b{args.render_backs}-n{args.render_none}"
+    render_path = args.cache / f"renders-{render_key}.npz"
+    if render_path.exists():
+        renders = PatchSet.load(render_path)
+    else:
+        faces, backs = build_faces(args.artwork, args.cache / "faces")
+        log(f"faces: {sum(len(v) for v in faces.values())} for {len(faces)} tiles, {len(backs)} back designs")
+        photos = background_photos(args.data, 60, args.seed)
+        renderer = Renderer(faces, backs, photos, args.seed + 1)
+        renders = render_set(renderer, args.renders_per_tile, args.render_backs, args.render_none, progress=log)
+        renders.save(render_path)
+    is_val = np.array([is_validation_source(s, args.val_fraction) for s in real.sources], bool)
+    val_mask = is_val[real.groups] if len(real) else np.zeros(0, bool)
+
+    def subset(ps: PatchSet, mask: np.ndarray) -> PatchSet:
+        return PatchSet(ps.patches[mask], ps.labels[mask], ps.groups[mask], ps.square[mask], ps.sources)
+
+    train = subset(real, ~val_mask)
+    train = PatchSet(np.concatenate([train.patches, renders.patches]), np.concatenate([train.labels, renders.labels]),
+                     np.concatenate([train.groups, renders.groups]), np.concatenate([train.square, renders.square]),
+                     real.sources)
+    val = subset(real, val_mask)
+    counts = np.bincount(train.labels, minlength=len(CLASSES)).astype(float)
+    # Square-root balancing: rare classes (flowers, seasons) come up more often without repeating them endlessly.
+    weights = 1.0 / np.sqrt(np.maximum(counts[train.labels], 1.0))
+    weights /= weights.sum()
+    log(f"data: {len(train)} train patches ({len(renders)} rendered), {len(val)} validation patches "
+        f"from {int(is_val.sum())} of {len(real.sources)} source photos")
+    return Data(train, val, weights)
+
+
+def to_tensor(images: np.ndarray) -> torch.Tensor:
+    """uint8 (N, H, W, 3) BGR -> normalised float (N, 3, H, W), the same as `vision.classify` does."""
+    x = torch.from_numpy(images).permute(0, 3, 1, 2).float().div_(255.0)
+    mean = torch.tensor(MEAN).view(1, 3, 1, 1)
+    std = torch.tensor(STD).view(1, 3, 1, 1)
+    return (x - mean) / std
+
+
+def evaluate(model: torch.nn.Module, val: PatchSet) -> dict:
+    """Top-1 on the held-out real patches, overall and per class."""
+    if not len(val):
+        return {"top1": None, "n": 0, "per_class": {}}
+    model.eval()
+    preds = []
+    with torch.no_grad():
+        for start in range(0, len(val), 256):
+            batch = np.stack([patch_to_input(p, INPUT_SPEC) for p in val.patches[start:start + 256]])
+            preds.append(model(to_tensor(batch)).argmax(1).numpy())
+    model.train()
+    pred = np.concatenate(preds)
+    correct = pred == val.labels
+    per_class = {}
+    for index, name in enumerate(CLASSES):
+        mask = val.labels == index
+        if mask.any():
+            per_class[name] = {"n": int(mask.sum()), "top1": float(correct[mask].mean())}
+    return {"top1": float(correct.mean()), "n": len(val), "per_class": per_class}
+
+
+def make_batch(data: Data, step: int, args: argparse.Namespace) -> tuple[torch.Tensor, torch.Tensor]:
+    """A deterministic batch for `step` (its own RNG: resuming gives the same batches)."""
+    rng = np.random.default_rng([args.seed, step])
+    picks = rng.choice(len(data.train), size=args.batch, p=data.weights)
+    images = np.stack([patch_to_input(data.train.patches[i], INPUT_SPEC, rng, bool(data.train.square[i]))
+                       for i in picks])
+    return to_tensor(images), torch.from_numpy(data.train.labels[picks])
+
+
+def build(args: argparse.Namespace):
+    torch.manual_seed(args.seed)
+    model = TileNet(len(CLASSES))
+    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=args.lr, total_steps=args.steps,
+                                                    pct_start=0.08, div_factor=20, final_div_factor=200)
+    return model, optimiser, scheduler
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    torch.set_num_threads(args.threads)
+    args.run_dir.mkdir(parents=True, exist_ok=True)
+    checkpoint_path = args.run_dir / "checkpoint.pt"
+    model, optimiser, scheduler = build(args)
+    step = 0
+    if checkpoint_path.exists() and not args.fresh:
+        state = torch.load(checkpoint_path, map_location="cpu", weights_only=False)
+        model.load_state_dict(state["model"])
+        optimiser.load_state_dict(state["optimiser"])
+        scheduler.load_state_dict(state["scheduler"])
+        step = int(state["step"])
+        log(f"resumed from {checkpoint_path} at step {step}")
+    command = "python -m vision.train_classifier " + " ".join(sys.argv[1:] if argv is None else argv)
+    if args.export_only:
+        if step == 0:
+            raise SystemExit(f"no checkpoint in {args.run_dir}: nothing to export")
+        export_onnx(model, args.out, CLASSES, INPUT_SPEC, {"training_steps": str(step), "training_command": command})
+        log(f"exported step {step} to {args.out}")
+        return 0
+    data = prepare(args)
+    started, seen_at_start = time.time(), step
+    losses: list[float] = []
+    history = []
+    model.train()
+    while step < args.steps:
+        torch.manual_seed(args.seed * 1_000_003 + step)
+        x, y = make_batch(data, step, args)
+        loss = F.cross_entropy(model(x), y, label_smoothing=0.05)
+        optimiser.zero_grad(set_to_none=True)
+        loss.backward()
+        optimiser.step()
+        scheduler.step()
+        step += 1
+        losses.append(loss.item())
+        if step % 50 == 0 or step == args.steps:
+            rate = (step - seen_at_start) / max(time.time() - started, 1e-6)
+            eta = (args.steps - step) / max(rate, 1e-6)
+            log(f"step {step}/{args.steps} loss {np.mean(losses[-50:]):.4f} lr {scheduler.get_last_lr()[0]:.2e} "
+                f"{rate * args.batch:.0f} img/s eta {eta / 60:.1f} min")
+        if step % args.eval_every == 0 or step == args.steps:
+            result = evaluate(model, data.val)
+            history.append({"step": step, "val_top1": result["top1"]})
+            log(f"validation (held-out source photos) at step {step}: top-1 {result['top1']} on {result['n']}")
+        if step % args.checkpoint_every == 0 or step == args.steps:
+            tmp = checkpoint_path.with_suffix(".tmp")
+            torch.save({"model": model.state_dict(), "optimiser": optimiser.state_dict(),
+                        "scheduler": scheduler.state_dict(), "step": step, "args": vars(args)}, tmp)
+            tmp.replace(checkpoint_path)
+    final = evaluate(model, data.val)
+    wall = time.time() - started
+    report = {"steps": args.steps, "batch": args.batch, "seed": args.seed, "wall_seconds_this_session": round(wall),
+              "train_patches": len(data.train), "validation": final, "history": history, "command": command}
+    (args.run_dir / "report.json").write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
+    export_onnx(model, args.out, CLASSES, INPUT_SPEC, {
+        "training_steps": str(step), "training_command": command,
+        "validation_top1": f"{final['top1']}", "seed": str(args.seed),
+    })
+    log(f"done: validation top-1 {final['top1']}; model written to {args.out}; report in {args.run_dir}")
+    return 0
