@@ -190,7 +190,11 @@ def main(argv: list[str] | None = None) -> int:
             from dataclasses import replace
 
             detector.info = replace(detector.info, score_threshold=args.threshold)
-        result = evaluate(args.data, detector, load_classifier(args.classifier), limit=args.limit)
+        from vision.pipeline import read_hand_tiles  # the whole-hand measure: grouping with the rules
+
+        classifier = load_classifier(args.classifier)
+        hand_reader = read_hand_tiles if classifier is not None else None
+        result = evaluate(args.data, detector, classifier, hand_reader=hand_reader, limit=args.limit)
     except FanscanError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -11,6 +11,10 @@ from scoring.errors import FanscanError
 # Each entry is a module of this package that defines `add_parser(subparsers)` and `run(args) -> int`.
 COMMAND_MODULES = (
     "fanscan.commands.score",
+    "fanscan.commands.rules",
+    "fanscan.commands.waits",
+    "fanscan.commands.photo",
+    "fanscan.commands.batch",
 )
 
 

@@ -13,7 +13,8 @@ from typing import TextIO
 
 from scoring import Hand, WinContext, parse_hand
 from scoring.errors import FanscanError
-from scoring.tiles import FLOWERS, INDEX, N_KINDS
+from scoring.hand import check_context_fields
+from scoring.tiles import INDEX, N_KINDS
 from vision.proposal import DROPPED, UNUSED, WINNING, HandProposal, revise
 
 LOW_CONFIDENCE = 0.8
@@ -145,17 +146,13 @@ def _special_letters(ctx: WinContext) -> str:
 
 
 def parse_flowers(text: str) -> tuple[tuple[str, ...], int | None]:
-    """'ab' -> (('a', 'b'), None); '3' -> ((), 3); '-' or '0' -> ((), None)."""
-    text = text.strip().replace(" ", "")
-    if text in ("-", "0", "none", ""):
+    """'ab' -> (('a', 'b'), None); '3' -> ((), 3); '-' or '' -> ((), None); anything else a FanscanError."""
+    text = text.replace(" ", "").replace(",", "")
+    if text.lower() in ("-", "none", ""):
         return (), None
-    if text.isdigit():
-        return (), int(text)
-    bad = [c for c in text if c not in FLOWERS]
-    if bad:
-        raise FanscanError(f"flowers are letters a-h (plum orchid bamboo chrysanthemum spring summer autumn winter)"
-                           f" or a number; {bad[0]!r} is neither")
-    return tuple(text), None
+    flowers, count = ((), int(text)) if text.isdigit() else (tuple(text), None)
+    check_context_fields(WinContext(flowers=flowers, flower_count=count))  # says what is wrong with them
+    return flowers, count
 
 
 def _wind(prompter: Prompter, question: str, default: str) -> str:

@@ -9,7 +9,10 @@ Public API (see ENGINE.md):
     RULE_SETS, register_rule_set, RuleSet, Fan   the rule-set registry
 """
 
-from . import mcr  # noqa: F401  (registers the "mcr" rule set)
+from . import (
+    hk,  # noqa: F401  (registers the "hk" rule set, seed 000)
+    mcr,  # noqa: F401  (registers the "mcr" rule set)
+)
 from .engine import RULE_SETS, Fan, RuleSet, View, get_rule_set, register_rule_set
 from .errors import FanscanError
 from .hand import Hand, Meld, WinContext, validate

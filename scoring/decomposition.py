@@ -10,16 +10,18 @@ Forms (RULES.md / Green Book):
   thirteen_orphans  the 13 terminals and honours, one of them paired, no melds
   honors_knitted    14 single tiles from one knitted straight's 9 tiles and the 7 honours, no melds
 
-Speed: single-suit partitions and whole-hand results are memoised on count tuples (`functools.lru_cache`);
-the completeness test (`is_winning`) uses the linear rule that the chows starting at a tile number
+Speed: single-suit partitions and whole-hand results are memoised on count tuples (`memo`: a plain dict,
+cleared when full - unlike functools.lru_cache it adds no garbage-collected node per entry, and its keys and
+values are tuples the collector stops tracking, so a full collection stays cheap however many hands were
+scored); the completeness test (`is_winning`) uses the linear rule that the chows starting at a tile number
 `count % 3` once earlier chows are taken away, so it never backtracks.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Callable
 from itertools import permutations, product
+from typing import NamedTuple, TypeVar
 
 from .tiles import FIRST_HONOR, N_KINDS, TERMINALS_AND_HONORS
 
@@ -38,8 +40,40 @@ KNITTED_SETS: tuple[tuple[int, ...], ...] = tuple(
 ORPHANS = tuple(sorted(TERMINALS_AND_HONORS))
 
 
-@dataclass(frozen=True, slots=True)
-class Arrangement:
+F = TypeVar("F", bound=Callable)
+
+
+def memo(limit: int) -> Callable[[F], F]:
+    """Memoise a function of hashable positional arguments in a dict of at most `limit` entries (cleared when
+    full). `fn.cache_clear()` empties it."""
+
+    def decorate(fn):
+        cache: dict = {}
+
+        def wrapper(*args):
+            # one argument: the key is the argument itself (a flat tuple of ints, soon untracked by the GC)
+            key = args[0] if len(args) == 1 else args
+            try:
+                return cache[key]
+            except KeyError:
+                pass
+            value = fn(*args)
+            if len(cache) >= limit:
+                cache.clear()
+            cache[key] = value
+            return value
+
+        wrapper.cache_clear = cache.clear  # type: ignore[attr-defined]
+        wrapper.cache = cache  # type: ignore[attr-defined]
+        wrapper.__doc__ = fn.__doc__
+        wrapper.__name__ = fn.__name__
+        wrapper.__wrapped__ = fn  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate  # type: ignore[return-value]
+
+
+class Arrangement(NamedTuple):
     """One way to read the concealed part. `sets` are (kind, tile index) for the concealed sets only
     (chow: lowest tile); melds are not repeated here. `pair` is the pair's tile index (None for forms without
     a pair). `knitted` is the index into KNITTED_SETS for the knitted forms. `singles` lists the tiles of the
@@ -50,31 +84,33 @@ class Arrangement:
     pair: int | None = None
     knitted: int | None = None
     singles: tuple[int, ...] = ()
+    # (a NamedTuple, not a dataclass: tuples of atoms are untracked by the garbage collector once cached)
 
 
-@lru_cache(maxsize=1 << 16)
-def _suit_partitions(counts: tuple[int, ...]) -> tuple[tuple[tuple[int, int], ...], ...]:
-    """All ways to split one suit's 9 counts into sets: tuples of (kind, rank index 0-8)."""
+@memo(1 << 13)
+def _suit_partitions(counts: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """All ways to split one suit's 9 counts into sets. A partition is a flat tuple of codes
+    `kind * 9 + rank index` (flat tuples of ints: the memo then holds nothing the GC keeps tracking)."""
     first = next((i for i, c in enumerate(counts) if c), -1)
     if first < 0:
         return ((),)
-    out: list[tuple[tuple[int, int], ...]] = []
+    out: list[tuple[int, ...]] = []
     c = list(counts)
     if c[first] >= 3:
         c[first] -= 3
         for rest in _suit_partitions(tuple(c)):
-            out.append(((PUNG, first), *rest))
+            out.append((PUNG * 9 + first, *rest))
         c[first] += 3
     if first <= 6 and c[first + 1] and c[first + 2]:
         c[first] -= 1
         c[first + 1] -= 1
         c[first + 2] -= 1
         for rest in _suit_partitions(tuple(c)):
-            out.append(((CHOW, first), *rest))
+            out.append((CHOW * 9 + first, *rest))
     return tuple(out)
 
 
-@lru_cache(maxsize=1 << 16)
+@memo(1 << 14)
 def _suit_ok(counts: tuple[int, ...]) -> bool:
     """Whether one suit's 9 counts split into sets (linear: chows starting at a tile = count mod 3)."""
     a = b = 0  # chows started one and two ranks below, still needing this rank
@@ -89,6 +125,79 @@ def _suit_ok(counts: tuple[int, ...]) -> bool:
     return a == 0 and b == 0
 
 
+@memo(1 << 14)
+def _suit_ok_pair(counts: tuple[int, ...]) -> bool:
+    """Whether one suit's 9 counts split into sets plus one pair."""
+    c = list(counts)
+    for r in range(9):
+        if c[r] >= 2:
+            c[r] -= 2
+            ok = _suit_ok(tuple(c))
+            c[r] += 2
+            if ok:
+                return True
+    return False
+
+
+def _honors_state(c: list[int]) -> int:
+    """0: honours split into pungs; 2: pungs plus one pair; -1: neither."""
+    pairs = 0
+    for i in range(FIRST_HONOR, N_KINDS):
+        x = c[i]
+        if x in (2, 5):  # 5: a fifth copy, only for formal waits (pung + pair)
+            pairs += 1
+        elif x not in (0, 3):
+            return -1
+    return 0 if pairs == 0 else 2 if pairs == 1 else -1
+
+
+def _standard_waits(c: list[int]) -> set[int]:
+    """Standard-form waits, suit by suit: adding a tile changes one suit only, so each candidate costs one or two
+    memoised 9-count lookups (`_suit_ok`, `_suit_ok_pair`)."""
+    zero = []
+    two = []
+    for s in range(3):
+        seg = tuple(c[9 * s:9 * s + 9])
+        zero.append(_suit_ok(seg))
+        two.append(_suit_ok_pair(seg))
+    h = _honors_state(c)
+    zero.append(h == 0)
+    two.append(h == 2)
+    # For a tile added to component k: may k hold the pair (all others split into sets), and may it hold only
+    # sets (exactly one other component holds the pair)?
+    pair_here = []
+    sets_here = []
+    for k in range(4):
+        others = [j for j in range(4) if j != k]
+        pair_here.append(all(zero[j] for j in others))
+        sets_here.append(any(two[j] and all(zero[m] for m in others if m != j) for j in others))
+    candidates = set()
+    for i in range(N_KINDS):
+        if c[i]:
+            candidates.add(i)
+            if i < FIRST_HONOR:
+                r = i % 9
+                for d in (-2, -1, 1, 2):
+                    if 0 <= r + d <= 8:
+                        candidates.add(i + d)
+    out = set()
+    for t in candidates:
+        k = 3 if t >= FIRST_HONOR else t // 9
+        if not (pair_here[k] or sets_here[k]):
+            continue
+        c[t] += 1
+        if k == 3:
+            h2 = _honors_state(c)
+            ok = (pair_here[k] and h2 == 2) or (sets_here[k] and h2 == 0)
+        else:
+            seg = tuple(c[9 * k:9 * k + 9])
+            ok = (pair_here[k] and _suit_ok_pair(seg)) or (sets_here[k] and _suit_ok(seg))
+        c[t] -= 1
+        if ok:
+            out.add(t)
+    return out
+
+
 def _sets_of(counts: list[int]) -> list[tuple[tuple[int, int], ...]] | None:
     """All partitions of a whole 34-count array into sets (no pair), or None when there is none."""
     per_suit = []
@@ -96,7 +205,7 @@ def _sets_of(counts: list[int]) -> list[tuple[tuple[int, int], ...]] | None:
         part = _suit_partitions(tuple(counts[9 * s:9 * s + 9]))
         if not part:
             return None
-        per_suit.append(tuple(tuple((k, 9 * s + r) for k, r in p) for p in part))
+        per_suit.append(tuple(tuple((code // 9, 9 * s + code % 9) for code in p) for p in part))
     honors: list[tuple[int, int]] = []
     for i in range(FIRST_HONOR, N_KINDS):
         if counts[i] == 3:
@@ -124,11 +233,12 @@ def _standard(counts: list[int], n_sets: int) -> list[tuple[tuple[tuple[int, int
     return out
 
 
-@lru_cache(maxsize=1 << 14)
-def arrangements(counts: tuple[int, ...], n_melds: int) -> tuple[Arrangement, ...]:
+@memo(1 << 12)
+def _arrangements(counts: tuple[int, ...], n_melds: int) -> tuple[tuple, ...]:
     """Every arrangement of a concealed part (34 counts) that completes a hand holding `n_melds` melds.
 
-    Deterministic order for equal input: standard readings by pair tile, then knitted, then special forms."""
+    Deterministic order for equal input: standard readings by pair tile, then knitted, then special forms.
+    Plain tuples (see `arrangements`)."""
     c = list(counts)
     n_sets = 4 - n_melds
     out: list[Arrangement] = [Arrangement(STANDARD, tuple(sorted(s)), p) for s, p in _standard(c, n_sets)]
@@ -152,8 +262,18 @@ def arrangements(counts: tuple[int, ...], n_melds: int) -> tuple[Arrangement, ..
                     singles = tuple(i for i in range(N_KINDS) if c[i])
                     out.append(Arrangement(HONORS_KNITTED, knitted=k, singles=singles))
                     break
-    return tuple(out)
+    # flat tuples of atoms (sets as kind, tile, kind, tile ...): see `memo` on the garbage collector
+    return tuple((a.form, tuple(x for st in a.sets for x in st), a.pair, a.knitted, a.singles) for a in out)
 
+
+
+def arrangements(counts: tuple[int, ...], n_melds: int) -> tuple[Arrangement, ...]:
+    """Every arrangement of a concealed part (34 counts) that completes a hand holding `n_melds` melds.
+
+    Deterministic order for equal input: standard readings by pair tile, then knitted, then special forms.
+    (The memo keeps plain tuples, which the garbage collector stops tracking; they are wrapped here.)"""
+    return tuple(Arrangement(form, tuple(zip(flat[::2], flat[1::2], strict=True)), pair, knitted, singles)
+                 for form, flat, pair, knitted, singles in _arrangements(counts, n_melds))
 
 def _standard_ok(c: list[int], n_sets: int) -> bool:
     if sum(c) != 3 * n_sets + 2:
@@ -170,7 +290,7 @@ def _standard_ok(c: list[int], n_sets: int) -> bool:
     honor_pair = False
     for i in range(FIRST_HONOR, N_KINDS):
         x = c[i]
-        if x == 2:
+        if x in (2, 5):
             if honor_pair or pair_suit >= 0:
                 return False
             honor_pair = True
@@ -196,7 +316,7 @@ def _standard_ok(c: list[int], n_sets: int) -> bool:
     return pair_suit >= 0 or honor_pair
 
 
-@lru_cache(maxsize=1 << 16)
+@memo(1 << 13)
 def is_winning(counts: tuple[int, ...], n_melds: int = 0) -> bool:
     """Whether a concealed part (34 counts, tile indices of `scoring.tiles`) plus `n_melds` declared sets
     is a complete hand in any form. Fast (no enumeration); counts above 4 are allowed (used for formal waits)."""
@@ -230,16 +350,31 @@ def formal_waits(counts: tuple[int, ...], n_melds: int) -> tuple[int, ...]:
     """Tiles that complete a waiting concealed part in any form, including tiles the hand already holds all
     four of (the Green Book's wait fans look at the shape, RULES.md: 'could be completed by that one tile alone')."""
     c = list(counts)
-    special = n_melds <= 1
-    out = []
-    for t in range(N_KINDS):
-        if not special and not _could_help(c, t):
-            continue
-        c[t] += 1
-        if is_winning(tuple(c), n_melds):
-            out.append(t)
-        c[t] -= 1
-    return tuple(out)
+    found = _standard_waits(c)
+    if n_melds <= 1:
+        # Special forms (and the knitted straight) can be completed by tiles that touch nothing: test them with
+        # is_winning, only when the shape is close to that form.
+        candidates: set[int] = set()
+        if n_melds == 0:
+            odd = [i for i in range(N_KINDS) if c[i] % 2]
+            if len(odd) == 1:
+                candidates.add(odd[0])  # seven pairs
+            if all(c[i] == 0 for i in range(N_KINDS) if i not in TERMINALS_AND_HONORS):
+                candidates.update(ORPHANS)
+        singles = n_melds == 0 and max(c) <= 1
+        for knit in KNITTED_SETS:
+            if sum(1 for i in knit if c[i]) >= 8:  # knitted straight + a set and a pair
+                candidates.update(range(FIRST_HONOR))
+                candidates.update(range(FIRST_HONOR, N_KINDS))
+            if singles and all(c[i] == 0 for i in range(FIRST_HONOR) if i not in knit):  # honours and knitted
+                candidates.update(knit)
+                candidates.update(range(FIRST_HONOR, N_KINDS))
+        for t in candidates - found:
+            c[t] += 1
+            if is_winning(tuple(c), n_melds):
+                found.add(t)
+            c[t] -= 1
+    return tuple(sorted(found))
 
 
 def _could_help(c: list[int], t: int) -> bool:

@@ -41,7 +41,9 @@ class Fan:
     `predicate(view)` returns one evidence item per time the fan scores (empty: not scored). `implies` lists the
     fans it makes redundant (non-repeat): they are dropped whenever this fan scores. `within` lists fans that are
     only excluded among this fan's own sets (documentation and explanation; the predicates enforce it).
-    `counts_to_minimum` is False for flowers. `number` is the rule document's item number (for listings)."""
+    `counts_to_minimum` is False for flowers. `number` is the rule document's item number (for listings).
+    `needs` lists hand tags (`HandInfo.tags`) without which the fan cannot score: the engine then skips its
+    predicate (speed only - a predicate must still be correct on its own)."""
 
     id: str
     name: str
@@ -51,6 +53,7 @@ class Fan:
     implies: tuple[str, ...] = ()
     within: tuple[str, ...] = ()
     counts_to_minimum: bool = True
+    needs: tuple[str, ...] = ()
     number: str = ""
     code: str = ""
     description: str = ""
@@ -72,9 +75,23 @@ class RuleSet:
     fallback: str | None = None
     settle: Callable[[int, WinContext], dict[str, Any]] | None = None
     prepare: Callable[[View], None] | None = None
+    # A rule set whose winning shapes differ from MCR's (HK: no knitted forms, its own "not connected" form)
+    # supplies its own reader of the concealed part; None = decomposition.arrangements. `shapes` names the
+    # winning shapes in the "not a winning hand" message.
+    arrangements: Callable[[tuple[int, ...], int], tuple[Arrangement, ...]] | None = None
+    shapes: str = "4 sets and a pair (or seven pairs, thirteen orphans, knitted tiles)"
 
     def fan(self, fan_id: str) -> Fan:
         return self._by_id[fan_id]
+
+    def active_fans(self, tags: frozenset[str]) -> tuple[Fan, ...]:
+        """The fans whose `needs` the hand's tags satisfy (memoised per tag set)."""
+        cache = self.__dict__.setdefault("_active_cache", {})
+        found = cache.get(tags)
+        if found is None:
+            found = tuple(f for f in self.fans if all(n in tags for n in f.needs))
+            cache[tags] = found
+        return found
 
     @property
     def _by_id(self) -> dict[str, Fan]:
@@ -136,6 +153,7 @@ class HandInfo:
         "open",
         "standing_counts",
         "suits",
+        "tags",
         "tiles",
         "win",
         "win_in_exposed",
@@ -168,6 +186,7 @@ class HandInfo:
         self.n_flowers = ctx.n_flowers
         self._waits: tuple[int, ...] | None = None
         self.cache: dict[str, Any] = {}  # per-hand scratch space for rule sets (facts shared by arrangements)
+        self.tags = hand_tags(self)
 
     @property
     def waits(self) -> tuple[int, ...]:
@@ -177,6 +196,36 @@ class HandInfo:
             c[self.win] -= 1
             self._waits = formal_waits(tuple(c), self.n_melds)
         return self._waits
+
+
+TAGS = ("honors", "winds", "dragons", "kongs", "flowers", "self_drawn", "discard", "last_tile", "robbing_kong",
+        "kong_replacement", "no_melds", "concealed")
+
+
+def hand_tags(info: HandInfo) -> frozenset[str]:
+    """Cheap hand-level facts that let the engine skip fans that cannot score (see `Fan.needs`)."""
+    ctx = info.ctx
+    c = info.counts
+    tags = []
+    if info.has_honor:
+        tags.append("honors")
+        if any(c[FIRST_HONOR:FIRST_HONOR + 4]):
+            tags.append("winds")
+        if any(c[FIRST_HONOR + 4:N_KINDS]):
+            tags.append("dragons")
+    if info.n_kongs:
+        tags.append("kongs")
+    if info.n_flowers:
+        tags.append("flowers")
+    tags.append("self_drawn" if ctx.self_drawn else "discard")
+    for name in ("last_tile", "robbing_kong", "kong_replacement"):
+        if getattr(ctx, name):
+            tags.append(name)
+    if not info.n_melds:
+        tags.append("no_melds")
+    if not info.open:
+        tags.append("concealed")
+    return frozenset(tags)
 
 
 class View:
@@ -238,10 +287,14 @@ class View:
         return (tile,) * (4 if kind == KONG else 3)
 
 
-@dataclass
 class ScoredFan:
-    fan: Fan
-    evidence: Evidence
+    """A fan scored on one arrangement, with its evidence (one item per time it counts)."""
+
+    __slots__ = ("evidence", "fan")
+
+    def __init__(self, fan: Fan, evidence: Evidence):
+        self.fan = fan
+        self.evidence = evidence
 
     @property
     def count(self) -> int:
@@ -250,6 +303,9 @@ class ScoredFan:
     @property
     def points(self) -> int:
         return self.fan.value * len(self.evidence)
+
+    def __repr__(self) -> str:
+        return f"ScoredFan({self.fan.id}, {self.evidence!r})"
 
 
 @dataclass
@@ -268,30 +324,33 @@ def evaluate(rules: RuleSet, view: View) -> Evaluation:
     """Apply the table to one arrangement: predicates, then non-repeat, then the fallback fan."""
     if rules.prepare is not None:
         rules.prepare(view)
-    satisfied: list[ScoredFan] = []
-    for fan in rules.fans:
-        ev = fan.predicate(view)
-        if ev:
-            satisfied.append(ScoredFan(fan, ev))
     # Non-repeat, in table order (a fan always comes before the fans it implies, checked at registration):
     # a fan implied by a scored fan is dropped, and then implies nothing itself.
     implied: dict[str, str] = {}
     fans: list[ScoredFan] = []
     excluded: list[tuple[Fan, Evidence, str]] = []
-    for sf in satisfied:
-        by = implied.get(sf.fan.id)
-        if by is not None:
-            excluded.append((sf.fan, sf.evidence, by))
+    without = extra = 0
+    for fan in rules.active_fans(view.info.tags):
+        ev = fan.predicate(view)
+        if not ev:
             continue
-        fans.append(sf)
-        for j in sf.fan.implies:
-            implied.setdefault(j, sf.fan.id)
-    without = sum(sf.points for sf in fans if sf.fan.counts_to_minimum)
+        by = implied.get(fan.id)
+        if by is not None:
+            excluded.append((fan, ev, by))
+            continue
+        fans.append(ScoredFan(fan, ev))
+        if fan.counts_to_minimum:
+            without += fan.value * len(ev)
+        else:
+            extra += fan.value * len(ev)
+        for j in fan.implies:
+            if j not in implied:
+                implied[j] = fan.id
     if without == 0 and rules.fallback:
         fb = rules.fan(rules.fallback)
         fans.insert(0, ScoredFan(fb, (None,)))
         without = fb.value
-    total = without + sum(sf.points for sf in fans if not sf.fan.counts_to_minimum)
+    total = without + extra
     return Evaluation(view, fans, excluded, total, without)
 
 
@@ -308,13 +367,12 @@ def evaluate_all(hand: Hand, context: WinContext | None, rules: RuleSet) -> tupl
         n = len(hand.standing) + 3 * len(hand.melds) + hand.n_kongs
         raise FanscanError(
             f"{n} tiles: this is a waiting hand with no winning tile; a hand to score has 14 (plus one per kong)")
-    validate(hand, need_win=True)
+    validate(hand, need_win=True, context=False)
     ctx = resolve_context(hand, context)
     info = HandInfo(hand, ctx)
-    arrs = arrangements(info.concealed_counts, info.n_melds)
+    arrs = (rules.arrangements or arrangements)(info.concealed_counts, info.n_melds)
     if not arrs:
-        raise FanscanError(f"not a winning hand: {describe_tiles(hand)} does not form 4 sets and a pair "
-                           "(or seven pairs, thirteen orphans, knitted tiles)")
+        raise FanscanError(f"not a winning hand: {describe_tiles(hand)} does not form {rules.shapes}")
     evals = []
     for n, arr in enumerate(arrs):
         ev = evaluate(rules, View(info, arr))

@@ -8,6 +8,7 @@ shapes, at most four of a kind, 14 tiles plus one per kong, and win-context flag
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 from .errors import FanscanError
@@ -28,7 +29,7 @@ class Meld:
     claim: int | None = None
     concealed: bool = False
 
-    @property
+    @cached_property
     def tiles(self) -> tuple[str, ...]:
         if self.kind == CHOW:
             i = INDEX[self.tile]
@@ -85,7 +86,11 @@ class WinContext:
     """How the hand was won: the photo cannot show this, the user says it.
 
     `last_tile` is the last tile of the wall: drawn (Last Tile Draw) or the last discard (Last Tile Claim).
-    `flowers` names flower tiles (a..h); `flower_count` is used when only a number is known."""
+    `flowers` names flower tiles (a..h); `flower_count` is used when only a number is known.
+    Fields a rule set without such items ignores (HK, seed 000): `flower_replacement` - won on the tile drawn after
+    declaring a flower; `kong_on_kong` - won on the replacement after two consecutive kongs (the second kong
+    declared from the first kong's replacement tile; implies `kong_replacement`); `first_tile` - won on the first
+    tile of the game: East's dealt hand (self-drawn) or the first discard."""
 
     prevalent_wind: str = "E"
     seat_wind: str = "E"
@@ -96,6 +101,9 @@ class WinContext:
     robbing_kong: bool = False
     flowers: tuple[str, ...] = ()
     flower_count: int | None = None
+    flower_replacement: bool = False
+    kong_on_kong: bool = False
+    first_tile: bool = False
 
     @property
     def n_flowers(self) -> int:
@@ -107,6 +115,8 @@ class WinContext:
             "last_of_kind": self.last_of_kind, "last_tile": self.last_tile,
             "kong_replacement": self.kong_replacement, "robbing_kong": self.robbing_kong,
             "flowers": list(self.flowers), "flower_count": self.flower_count,
+            "flower_replacement": self.flower_replacement, "kong_on_kong": self.kong_on_kong,
+            "first_tile": self.first_tile,
         }
 
     @classmethod
@@ -125,18 +135,22 @@ class WinContext:
 
 def check_context_fields(ctx: WinContext) -> None:
     """Context errors that do not depend on the tiles."""
-    for name in ("prevalent_wind", "seat_wind"):
-        value = getattr(ctx, name)
-        if value not in WINDS:
-            raise FanscanError(f"{name.replace('_', ' ')} {value!r} must be one of E, S, W, N")
-    for name in ("self_drawn", "last_of_kind", "last_tile", "kong_replacement", "robbing_kong"):
-        if not isinstance(getattr(ctx, name), bool):
-            raise FanscanError(f"win context {name} must be true or false")
-    for f in ctx.flowers:
-        if f not in FLOWERS:
-            raise FanscanError(f"flower {f!r} is not one of a-h (plum, orchid, bamboo, chrysanthemum, spring, ...)")
-    if len(set(ctx.flowers)) != len(ctx.flowers):
-        raise FanscanError("a flower is listed twice; there is one of each")
+    if ctx.prevalent_wind not in WINDS:
+        raise FanscanError(f"prevalent wind {ctx.prevalent_wind!r} must be one of E, S, W, N")
+    if ctx.seat_wind not in WINDS:
+        raise FanscanError(f"seat wind {ctx.seat_wind!r} must be one of E, S, W, N")
+    flags = (ctx.self_drawn, ctx.last_of_kind, ctx.last_tile, ctx.kong_replacement, ctx.robbing_kong)
+    if not all(f is True or f is False for f in flags):
+        names = ("self_drawn", "last_of_kind", "last_tile", "kong_replacement", "robbing_kong")
+        bad = next(n for n, f in zip(names, flags, strict=True) if f is not True and f is not False)
+        raise FanscanError(f"win context {bad} must be true or false")
+    if ctx.flowers:
+        for f in ctx.flowers:
+            if f not in FLOWERS:
+                raise FanscanError(
+                    f"flower {f!r} is not one of a-h (plum, orchid, bamboo, chrysanthemum, spring, ...)")
+        if len(set(ctx.flowers)) != len(ctx.flowers):
+            raise FanscanError("a flower is listed twice; there is one of each")
     if ctx.flower_count is not None and not (isinstance(ctx.flower_count, int) and 0 <= ctx.flower_count <= 8):
         raise FanscanError(f"flower count {ctx.flower_count!r} must be 0-8")
     if ctx.robbing_kong and ctx.self_drawn:
@@ -145,6 +159,27 @@ def check_context_fields(ctx: WinContext) -> None:
         raise FanscanError("out with replacement tile is a self-draw (the tile drawn after a kong): set self-drawn")
     if ctx.robbing_kong and ctx.last_tile:
         raise FanscanError("robbing the kong cannot be on the last tile: no kong may be declared after the wall ends")
+    check_extra_context_fields(ctx)
+
+
+def check_extra_context_fields(ctx: WinContext) -> None:
+    """The flower-replacement, kong-on-kong and first-tile flags (HK items) against the other flags."""
+    if ctx.flower_replacement and not ctx.self_drawn:
+        raise FanscanError("a win on a flower's replacement tile is a self-draw: set self-drawn")
+    if ctx.flower_replacement and ctx.n_flowers == 0:
+        raise FanscanError("a win on a flower's replacement tile needs a flower: give the flowers or their count")
+    if ctx.flower_replacement and ctx.kong_replacement:
+        raise FanscanError("the winning tile replaces either a kong or a flower, not both")
+    if ctx.kong_on_kong and not ctx.kong_replacement:
+        raise FanscanError("kong on kong is a win on a kong's replacement tile: set the kong replacement flag too")
+    if ctx.first_tile:
+        for name, what in (("kong_replacement", "a kong's replacement tile"), ("robbing_kong", "a robbed kong"),
+                           ("last_tile", "the last tile of the wall")):
+            if getattr(ctx, name):
+                raise FanscanError(f"a win on the first tile cannot also be a win on {what}")
+        if not ctx.self_drawn and ctx.seat_wind == "E":
+            raise FanscanError("East makes the first discard and cannot win on it: a first-tile win by East is "
+                               "self-drawn (Bless of Heaven)")
 
 
 @dataclass(frozen=True)
@@ -209,8 +244,9 @@ def tile_counts(tiles) -> list[int]:
     return counts
 
 
-def validate(hand: Hand, need_win: bool = True) -> None:
-    """Check tile counts, meld shapes and the hand's own context; raise FanscanError saying what is wrong."""
+def validate(hand: Hand, need_win: bool = True, context: bool = True) -> None:
+    """Check tile counts, meld shapes and (unless `context=False`) the hand's own context; raise FanscanError
+    saying what is wrong."""
     for meld in hand.melds:
         check_meld(meld)
     if len(hand.melds) > 4:
@@ -227,7 +263,7 @@ def validate(hand: Hand, need_win: bool = True) -> None:
         need = f"{expected}" + (f" plus one per kong = {expected + kongs}" if kongs else "")
         extra = " (a hand to score needs its winning tile)" if need_win and n_tiles == 13 else ""
         raise FanscanError(f"{what}: a {'winning' if need_win else 'waiting'} hand has {need}{extra}")
-    if hand.context is not None:
+    if context and hand.context is not None:
         check_context(hand, hand.context)
 
 
@@ -237,6 +273,10 @@ def check_context(hand: Hand, ctx: WinContext) -> None:
     win = hand.winning_tile
     if ctx.kong_replacement and hand.n_kongs == 0:
         raise FanscanError("out with replacement tile needs a kong in the hand")
+    if ctx.kong_on_kong and hand.n_kongs < 2:
+        raise FanscanError(f"kong on kong needs two kongs in the hand, this one has {hand.n_kongs}")
+    if ctx.first_tile and hand.melds:
+        raise FanscanError("a win on the first tile has no melds: nothing can be claimed or declared before it")
     if win is None:
         return
     in_standing = hand.standing.count(win)

@@ -205,6 +205,9 @@ def _tile_facts(info) -> dict[str, Any]:
     return {
         "n_suits": n_suits,
         "ranks": ranks,
+        "min_rank": min(ranks) if ranks else -1,
+        "max_rank": max(ranks) if ranks else -1,
+        "tile_hog": tuple((i,) * 4 for i in range(N_KINDS) if info.counts[i] == 4 and i not in info.kong_tiles),
         "honors_only": not suits,
         "terminals_only": tiles <= TERMINALS,
         "t_and_h_only": tiles <= TERMINALS_AND_HONORS,
@@ -475,9 +478,11 @@ def _all_within(allowed: frozenset):
 
 
 def _ranks_within(lo: int, hi: int):
+    lo, hi = lo - 1, hi - 1  # ranks are index % 9
+
     def predicate(v: View):
-        f = _facts(v)
-        if not v.info.has_honor and f["ranks"] and min(f["ranks"]) >= lo - 1 and max(f["ranks"]) <= hi - 1:
+        f = v.info.cache["tiles"]
+        if f["min_rank"] >= lo and 0 <= f["max_rank"] <= hi and not v.info.has_honor:
             return WHOLE
         return ()
     return predicate
@@ -521,8 +526,7 @@ def _all_types(v: View):
 
 
 def _tile_hog(v: View):
-    info = v.info
-    return tuple((i,) * 4 for i in range(N_KINDS) if info.counts[i] == 4 and i not in info.kong_tiles)
+    return v.info.cache["tiles"]["tile_hog"]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -769,9 +773,47 @@ def _settle(total: int, ctx: WinContext) -> dict[str, Any]:
     return {"base": 8, "self_drawn": ctx.self_drawn, "payments": payments, "winner_receives": receives}
 
 
+# Hand tags a fan needs (engine.hand_tags): the engine skips the predicate without them (speed only).
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "big_four_winds": ('winds',),
+    "big_three_dragons": ('dragons',),
+    "little_four_winds": ('winds',),
+    "little_three_dragons": ('dragons',),
+    "all_honors": ('honors',),
+    "big_three_winds": ('winds',),
+    "two_dragon_pungs": ('dragons',),
+    "dragon_pung": ('dragons',),
+    "prevalent_wind": ('winds',),
+    "seat_wind": ('winds',),
+    "all_types": ('winds', 'dragons'),
+    "half_flush": ('honors',),
+    "four_kongs": ('kongs',),
+    "three_kongs": ('kongs',),
+    "two_concealed_kongs": ('kongs',),
+    "mixed_kongs": ('kongs',),
+    "two_melded_kongs": ('kongs',),
+    "concealed_kong": ('kongs',),
+    "melded_kong": ('kongs',),
+    "out_with_replacement_tile": ('kong_replacement',),
+    "flowers": ('flowers',),
+    "self_drawn": ('self_drawn',),
+    "last_tile_draw": ('self_drawn', 'last_tile'),
+    "last_tile_claim": ('discard', 'last_tile'),
+    "robbing_the_kong": ('robbing_kong',),
+    "fully_concealed_hand": ('self_drawn', 'concealed'),
+    "concealed_hand": ('discard', 'concealed'),
+    "melded_hand": ('discard',),
+    "seven_pairs": ('no_melds',),
+    "seven_shifted_pairs": ('no_melds',),
+    "thirteen_orphans": ('no_melds', 'honors'),
+    "greater_honors_knitted": ('no_melds', 'honors'),
+    "lesser_honors_knitted": ('no_melds',),
+    "nine_gates": ('no_melds',),
+}
+
 FANS: tuple[Fan, ...] = tuple(
     Fan(id=fid, name=en, name_zh=zh, value=val, predicate=pred, implies=implies, within=within,
-        counts_to_minimum=fid != "flowers", number=str(k + 1), code=code)
+        counts_to_minimum=fid != "flowers", needs=_NEEDS.get(fid, ()), number=str(k + 1), code=code)
     for k, (fid, en, zh, val, code, pred, implies, within) in enumerate(_ROWS)
 )
 

@@ -11,6 +11,8 @@ mean a waiting hand with no winning tile.
 
 from __future__ import annotations
 
+import re
+
 from .errors import FanscanError
 from .hand import CHOW, KONG, PUNG, Hand, Meld, WinContext, check_context_fields, validate
 from .tiles import DRAGONS, FLOWERS, INDEX, PLAYING_TILE_IDS, SUITS, WINDS
@@ -54,7 +56,36 @@ def _read_tiles(text: str, offset: int) -> list[tuple[str, int]]:
     return out
 
 
+_RUNS = re.compile(r"(?:[1-9]+[mps]|[ESWNCFP])*")
+_RUN = re.compile(r"([1-9]+)([mps])|([ESWNCFP])")
+
+
+def _tiles_fast(text: str, offset: int) -> list[str]:
+    """Tiles of a well-formed run (the common case); anything else goes through `_read_tiles` for its message."""
+    if _RUNS.fullmatch(text):
+        out: list[str] = []
+        for digits, suit, honor in _RUN.findall(text):
+            if honor:
+                out.append(honor)
+            else:
+                out.extend(d + suit for d in digits)
+        return out
+    return [t for t, _ in _read_tiles(text, offset)]
+
+
+_MELD_CACHE: dict[str, Meld] = {}
+
+
 def _read_meld(body: str, offset: int) -> Meld:
+    meld = _MELD_CACHE.get(body)
+    if meld is None:
+        meld = _read_meld_text(body, offset)
+        if len(_MELD_CACHE) < 4096:  # a few hundred distinct melds exist; Meld is immutable
+            _MELD_CACHE[body] = meld
+    return meld
+
+
+def _read_meld_text(body: str, offset: int) -> Meld:
     where = f"meld [{body}] at position {offset}"
     claim: int | None = None
     if "," in body:
@@ -62,7 +93,7 @@ def _read_meld(body: str, offset: int) -> Meld:
         if not idx.strip().isdigit():
             raise FanscanError(f"{where}: claim index {idx!r} must be a number (1-3, or 5-7 for an added kong)")
         claim = int(idx)
-    tiles = [t for t, _ in _read_tiles(body, offset)]
+    tiles = _tiles_fast(body, offset)
     if len(tiles) not in (3, 4):
         raise FanscanError(f"{where}: a meld has 3 tiles (chow, pung) or 4 (kong), not {len(tiles)}")
     idx_sorted = sorted(INDEX[t] for t in tiles)
@@ -121,6 +152,18 @@ def _read_flowers(text: str, offset: int) -> tuple[tuple[str, ...], int | None]:
     return tuple(sorted(text)), None
 
 
+_CONTEXT_CACHE: dict[str, WinContext] = {}
+
+
+def _read_context_part(parts: list[str]) -> WinContext:
+    offset = len(parts[0]) + 2
+    context = _read_context(parts[1].strip(), offset) if parts[1].strip() else WinContext()
+    if len(parts) == 3:
+        flowers, count = _read_flowers(parts[2], len(parts[0]) + len(parts[1]) + 3)
+        context = WinContext(**{**context.__dict__, "flowers": flowers, "flower_count": count})
+    return context
+
+
 def parse_hand(text: str, validate_hand: bool = True) -> Hand:
     """Read a GB-notation hand string. 14 tiles (+1 per kong): the last standing tile is the winning tile;
     13 (+1 per kong): a waiting hand (winning_tile None). Raises FanscanError naming the position of a typo."""
@@ -151,15 +194,16 @@ def parse_hand(text: str, validate_hand: bool = True) -> Hand:
             raise FanscanError(f"']' at position {k + 1} has no matching '['")
         end = tiles_part.find("[", k)
         end = len(tiles_part) if end < 0 else end
-        standing.extend(t for t, _ in _read_tiles(tiles_part[k:end], k))
+        standing.extend(_tiles_fast(tiles_part[k:end], k))
         k = end
     context = None
     if len(parts) >= 2:
-        offset = len(parts[0]) + 2
-        context = _read_context(parts[1].strip(), offset) if parts[1].strip() else WinContext()
-    if len(parts) == 3:
-        flowers, count = _read_flowers(parts[2], len(parts[0]) + len(parts[1]) + 3)
-        context = WinContext(**{**(context or WinContext()).__dict__, "flowers": flowers, "flower_count": count})
+        key = raw[len(parts[0]):]
+        context = _CONTEXT_CACHE.get(key)
+        if context is None:
+            context = _read_context_part(parts)
+            if len(_CONTEXT_CACHE) < 512:  # WinContext is immutable (few distinct contexts; kept small for the GC)
+                _CONTEXT_CACHE[key] = context
     n = len(standing) + 3 * len(melds)
     winning = None
     if n == 14 and standing:
@@ -170,10 +214,10 @@ def parse_hand(text: str, validate_hand: bool = True) -> Hand:
         need = "14 to score (13 waiting)" + (f", plus one per kong = {14 + kongs}" if kongs else "")
         raise FanscanError(f"{total} tiles: a hand has {need}")
     hand = Hand(tuple(melds), tuple(standing), winning, context)
-    if context is not None:
-        check_context_fields(context)
     if validate_hand:
         validate(hand, need_win=winning is not None)
+    elif context is not None:
+        check_context_fields(context)
     return hand
 
 

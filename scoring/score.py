@@ -116,8 +116,8 @@ class Score:
         }
 
 
-def _as_hand(hand: Hand | str) -> Hand:
-    return parse_hand(hand) if isinstance(hand, str) else hand
+def _as_hand(hand: Hand | str, validate_hand: bool = True) -> Hand:
+    return parse_hand(hand, validate_hand) if isinstance(hand, str) else hand
 
 
 def _arrangement_line(view: View) -> ArrangementLine:
@@ -137,7 +137,7 @@ def _arrangement_line(view: View) -> ArrangementLine:
     elif arr.form == "thirteen_orphans":
         c = view.info.concealed_counts
         groups.append(GroupLine("single", [PLAYING_TILE_IDS[i] for i, n in enumerate(c) for _ in range(n)]))
-    elif arr.form == "honors_knitted":
+    elif arr.singles:  # honors_knitted, or a rule set's own form of single tiles (HK not connected)
         groups.append(GroupLine("single", [PLAYING_TILE_IDS[i] for i in arr.singles]))
     return ArrangementLine(arr.form, groups)
 
@@ -172,12 +172,11 @@ def score(hand: Hand | str, context: WinContext | None = None, rules: str = "mcr
     from . import mcr  # noqa: F401  (registers the MCR rule set)
 
     rule_set = get_rule_set(rules)
-    h = _as_hand(hand)
+    h = _as_hand(hand, validate_hand=False)  # evaluate_all validates
     info, evals = evaluate_all(h, context, rule_set)
     best = evals[0]
     fans = _fan_lines(best, h)
-    by_id = {f.id: f for f in rule_set.fans}
-    excluded = [ExcludedLine(f.id, f.name, f.name_zh, f.value, len(ev), by, by_id[by].name)
+    excluded = [ExcludedLine(f.id, f.name, f.name_zh, f.value, len(ev), by, rule_set.fan(by).name)
                 for f, ev, by in best.excluded]
     alternatives = []
     seen = {_fan_key(best)}
@@ -194,7 +193,8 @@ def score(hand: Hand | str, context: WinContext | None = None, rules: str = "mcr
     meets = rule_set.minimum is None or best.total_without_flowers >= rule_set.minimum
     settlement = rule_set.settle(total, info.ctx) if rule_set.settle and meets else None
     return Score(
-        rules=rule_set.name, hand=format_hand(h.with_context(info.ctx)), context=info.ctx, total=total,
+        rules=rule_set.name, hand=format_hand(Hand(h.melds, h.standing, h.winning_tile, info.ctx)), context=info.ctx,
+        total=total,
         total_without_flowers=best.total_without_flowers, meets_minimum=meets, minimum=rule_set.minimum,
         fans=fans, excluded=excluded, arrangement=_arrangement_line(best.view), alternatives=alternatives,
         settlement=settlement, cap=rule_set.cap, total_uncapped=uncapped,

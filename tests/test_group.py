@@ -8,7 +8,7 @@ import pytest
 from hand_layouts import TILE_W, lay_row, tiles_of
 
 from scoring.notation import format_hand
-from vision.group import COMPLETE, INCOMPLETE, READY, choose_reading
+from vision.group import COMPLETE, INCOMPLETE, READY, ObservedTile, choose_reading
 from vision.readings import Candidate, best_first, prune_candidates
 from vision.rows import find_rows
 
@@ -75,10 +75,25 @@ def test_two_backs_with_two_faces_are_a_concealed_kong():
     assert format_hand(best.hand()).startswith("[5555p]")
 
 
-def test_a_back_outside_a_concealed_kong_is_a_problem():
-    best = choose_reading(lay_row([*tiles_of("123m456p789s11pE"), "back"])).best
-    assert best.status != COMPLETE
-    assert "face down" in best.problem
+def test_a_back_outside_a_concealed_kong_is_left_out():
+    best = choose_reading(lay_row([*tiles_of("123m456p789s11pEE"), "back", "E"])).best
+    assert best.status == COMPLETE
+    assert best.face_down == (13,) and 13 not in best.standing
+
+
+def test_a_sideways_tile_without_a_meld_is_read_as_standing():
+    specs = [*tiles_of("123m456p789s11pE"), {"tile": "E", "gap_before": 25, "sideways": True}, "E"]
+    grouping = choose_reading(lay_row(specs))
+    assert grouping.lone_sideways == (12,)
+    assert grouping.best.status == COMPLETE and not grouping.best.melds
+
+
+def test_tiles_lying_like_a_meld_but_reading_as_none_count_as_standing():
+    specs = [{"tile": "1m", "sideways": True}, "5p", "9s", {"tile": "2m", "gap_before": 25},
+             *tiles_of("3m4p6p7s8s11pEEE")]
+    best = choose_reading(lay_row(specs)).best
+    assert best.loose_claims == ((0, 1, 2),) and not best.melds
+    assert best.status == COMPLETE
 
 
 def test_flowers_and_seasons_go_apart_wherever_they_lie():
@@ -185,3 +200,31 @@ def test_prune_keeps_the_best_and_drops_implausible_candidates():
     kept = prune_candidates([("b", 0.0005), ("a", 0.9), ("c", 0.0995)], max_cost_over_best=math.log(1000))
     assert [c.tile for c in kept] == ["a", "c"]
     assert prune_candidates([("a", 0.5)], 0.0) == (Candidate("a", 0.5),)
+
+
+def test_a_photo_turned_a_quarter_is_read_as_rows():
+    # A row of upright tiles with a claimed pung, photographed turned 90 degrees: every tile's box is wider than
+    # tall (sideways) except the claimed one.
+    specs = [{"tile": "E", "sideways": True}, "E", "E",
+             {"tile": "1m", "gap_before": 25}, *tiles_of("23m456p789s1p"), "1p"]
+    upright = lay_row(specs)
+    turned = [
+        ObservedTile(tuple((-y, x) for x, y in t.quad), "upright" if t.orientation == "sideways" else "sideways",
+                     t.candidates)
+        for t in upright
+    ]
+    grouping = choose_reading(turned)
+    assert len(grouping.layout.rows) == 1
+    assert [(m.meld.kind, m.meld.tile) for m in grouping.best.melds] == [("pung", "E")]
+    assert grouping.best.status == COMPLETE
+
+
+def test_sideways_is_judged_against_the_other_tiles_shape():
+    # The detector calls a loose, slightly wide box 'sideways'; among tiles 4:3 tall it is not a tile lying down.
+    tiles = lay_row(tiles_of("123m456p789s11pEEE"))
+    x0, y0 = tiles[4].quad[0]
+    wide = ((x0 - 7, y0), (x0 + 37, y0), (x0 + 37, y0 + 40), (x0 - 7, y0 + 40))
+    tiles[4] = ObservedTile(wide, "sideways", tiles[4].candidates)
+    grouping = choose_reading(tiles)
+    assert grouping.layout.across is not None and not any(grouping.layout.across)
+    assert grouping.lone_sideways == () and grouping.best.status == COMPLETE

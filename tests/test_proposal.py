@@ -9,7 +9,7 @@ from hand_layouts import lay_row, tiles_of
 
 from scoring.errors import FanscanError
 from vision.group import choose_reading
-from vision.proposal import DROPPED, EMPTY, MELD, WINNING, HandProposal, build_proposal
+from vision.proposal import DROPPED, EMPTY, MELD, WINNING, HandProposal, build_proposal, revise
 
 
 def _proposal(specs, **kwargs) -> HandProposal:
@@ -70,3 +70,28 @@ def test_no_tiles_is_an_empty_proposal_with_a_warning():
 def test_a_broken_proposal_file_is_a_fanscan_error(text):
     with pytest.raises(FanscanError):
         HandProposal.from_json(text)
+
+
+def test_revise_rereads_the_hand_around_a_fixed_tile():
+    specs = [*tiles_of("123m456p789s11pEE"), (("N", 0.9995), ("E", 0.0005))]
+    proposal = _proposal(specs)
+    assert proposal.status == "incomplete" and proposal.hand.endswith("N")
+    fixed = revise(proposal, {14: "E"})
+    assert fixed.status == "complete" and fixed.hand == "123m11456p789sEEE"
+    assert sorted(fixed.hand_tiles()) == sorted(tiles_of("123m456p789s11pEEE"))
+    assert fixed.tiles[13].tile == "E" and fixed.tiles[13].confidence == 1.0
+    assert not any("do not form a winning hand" in w for w in fixed.warnings)
+    with pytest.raises(FanscanError, match="no tile 15"):
+        revise(proposal, {15: "E"})
+    with pytest.raises(FanscanError, match="not a tile id"):
+        revise(proposal, {3: "Q"})
+
+
+def test_warnings_use_the_proposal_tile_numbers():
+    # The second row is given first: its tiles are numbered after the first row's.
+    row2 = lay_row([*tiles_of("456p789s11pEE"), "back", "E"], y=200)
+    row1 = lay_row(tiles_of("123m"), y=50)
+    tiles = row2 + row1
+    proposal = build_proposal(tiles, choose_reading(tiles), None, (500, 300))
+    assert any(w.startswith("tile 14 face down") for w in proposal.warnings)
+    assert proposal.tiles[13].role == "unused"

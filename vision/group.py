@@ -3,7 +3,8 @@
 Geometry (`vision.rows`) splits the tiles into rows and, at gaps, into groups. The groups then get roles:
 - a group with a tile lying sideways is a claimed meld (chow / pung of 3, kong of 4; the sideways tile is the
   claimed one); a longer run of touching claimed melds is cut into 3s and 4s, one sideways tile each;
-- a group of four with two face-down tiles (`back`) and two equal faces is a concealed kong;
+- a group of four with two face-down tiles (`back`) and two equal faces is a concealed kong; any other face-down
+  tile is left out (and reported);
 - flowers and seasons go apart wherever they lie, `none` readings (not a tile) are dropped;
 - everything else is a standing tile; a single tile set apart at the end of a row is the winning tile, otherwise the
   last standing tile is (and the proposal says it assumed so).
@@ -48,8 +49,9 @@ _STATUS_RANK = {COMPLETE: 0, READY: 1, INCOMPLETE: 2, INVALID: 3}
 
 @dataclass(frozen=True)
 class ObservedTile:
-    """What the earlier stages know of one tile: where (quad, image pixels), how it lies, and what it may be
-    (classifier top-k: tile ids, `back`, `none`, with probabilities)."""
+    """What the earlier stages know of one tile: where (quad, image pixels), how the detector says it lies (kept for
+    the proposal; grouping judges it from the quads), and what it may be (classifier top-k: tile ids, `back`,
+    `none`, with probabilities)."""
 
     quad: tuple[Point, Point, Point, Point]
     orientation: str
@@ -78,6 +80,8 @@ class Reading:
     winning_set_apart: bool  # True when the photo shows the winning tile apart, False when it was assumed
     flowers: tuple[int, ...]
     dropped: tuple[int, ...]  # read as `none` (not a tile)
+    face_down: tuple[int, ...] = ()  # backs outside a concealed kong: left out of the hand
+    loose_claims: tuple[tuple[int, ...], ...] = ()  # tiles lying like a claimed meld that read as no meld: standing
     problem: str = ""  # why the reading is invalid or incomplete, in words
 
     def hand(self) -> Hand:
@@ -103,6 +107,7 @@ class Grouping:
     alternatives: tuple[Reading, ...]
     readings_checked: int
     warnings: tuple[str, ...] = field(default=())
+    lone_sideways: tuple[int, ...] = ()  # sideways tiles that belong to no 3- or 4-tile group: read as standing
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -137,8 +142,9 @@ class _Structure:
     set_apart: int | None
 
 
-def _structures(layout: Layout, sideways: Sequence[bool]) -> tuple[list[_Structure], list[str]]:
-    warnings: list[str] = []
+def _structures(layout: Layout, sideways: Sequence[bool]) -> tuple[list[_Structure], list[int]]:
+    """Every way to read the geometry, and the sideways tiles that fit no claimed meld."""
+    lone_sideways: list[int] = []
     claimed_options: list[list[list[tuple[int, ...]]]] = []
     plain: list[tuple[int, ...]] = []
     for row in layout.rows:
@@ -150,9 +156,7 @@ def _structures(layout: Layout, sideways: Sequence[bool]) -> tuple[list[_Structu
             if partitions:
                 claimed_options.append(partitions)
             else:
-                numbers = ", ".join(str(i + 1) for i in group if sideways[i])
-                warnings.append(
-                    f"tile {numbers} lies sideways but is not part of a 3- or 4-tile meld; read as standing")
+                lone_sideways.extend(i for i in group if sideways[i])
                 plain.append(group)
     # The winning tile is set apart: a lone tile at the end of a row that also holds other standing tiles,
     # or a lone tile in a row of its own.
@@ -166,7 +170,7 @@ def _structures(layout: Layout, sideways: Sequence[bool]) -> tuple[list[_Structu
         _Structure(tuple(part for parts in combo for part in parts), tuple(plain), set_apart)
         for combo in itertools.product(*claimed_options)
     ]
-    return structures, warnings
+    return structures, lone_sideways
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -196,7 +200,8 @@ def _assemble(tiles: Sequence[str], cost: float, structure: _Structure, sideways
     flowers: list[int] = []
     dropped: list[int] = []
     standing: list[int] = []
-    problems: list[str] = []
+    face_down: list[int] = []
+    loose_claims: list[tuple[int, ...]] = []
 
     def sort_out(i: int) -> bool:
         """Flowers and `none` leave the hand wherever they lie; True if tile i did."""
@@ -213,9 +218,9 @@ def _assemble(tiles: Sequence[str], cost: float, structure: _Structure, sideways
         sideways_at = [k for k, i in enumerate(kept) if sideways[i]]
         meld = _meld_from_claimed([tiles[i] for i in kept], sideways_at[0]) if len(sideways_at) == 1 else None
         if meld is None:
-            problems.append(f"tiles {'-'.join(str(i + 1) for i in part)} lie as a claimed meld but read "
-                            f"{' '.join(tiles[i] for i in part)}")
+            loose_claims.append(part)
             standing.extend(i for i in kept if tiles[i] != BACK)
+            face_down.extend(i for i in kept if tiles[i] == BACK)
         else:
             melds.append(ProposedMeld(meld, tuple(kept)))
     for group in structure.other_groups:
@@ -225,9 +230,7 @@ def _assemble(tiles: Sequence[str], cost: float, structure: _Structure, sideways
         if backs and len(kept) == 4 and len(backs) == 2 and tiles[faces[0]] == tiles[faces[1]]:
             melds.append(ProposedMeld(Meld(KONG, tiles[faces[0]], None, concealed=True), tuple(kept)))
             continue
-        if backs:
-            problems.append(f"tile {', '.join(str(i + 1) for i in backs)} is face down "
-                            "(only a concealed kong shows backs: two backs beside two equal faces)")
+        face_down.extend(backs)
         standing.extend(faces)
 
     # A hand of 13 (a ready hand photographed before the win) has no winning tile; otherwise the tile set apart
@@ -246,9 +249,8 @@ def _assemble(tiles: Sequence[str], cost: float, structure: _Structure, sideways
     reading = Reading(
         tiles=tuple(tiles), cost=cost, status=INVALID, melds=tuple(melds), standing=tuple(standing),
         winning=winning, winning_set_apart=set_apart, flowers=tuple(flowers), dropped=tuple(dropped),
+        face_down=tuple(face_down), loose_claims=tuple(loose_claims),
     )
-    if problems:
-        return _with_status(reading, INVALID, "; ".join(problems))
     status, problem = hand_shape.status(reading.hand())
     return _with_status(reading, status, problem)
 
@@ -266,16 +268,28 @@ def _hand_size(reading: Reading) -> int:
 # The search.
 
 
-def choose_reading(
-    tiles: Sequence[ObservedTile], layout: Layout | None = None
-) -> Grouping:
+def _layout_and_sideways(tiles: Sequence[ObservedTile]) -> tuple[Layout, list[bool]]:
+    """Rows, and which tiles lie sideways. Whether a tile lies across its row is judged from its quad against the
+    other tiles' shape (a box a little wider than tall is no tile lying down when every tile is 1.8 times taller
+    than wide). When the boxes are too square to tell, no tile is taken as lying sideways: the detector's own
+    orientation comes from the same box shape, so it would be noise too."""
+    quads = [t.quad for t in tiles]
+    layout = find_rows(quads)
+    sideways = list(layout.across or [False] * len(tiles))
+    if sum(sideways) * 2 > len(tiles):
+        # Most tiles lie sideways: the photo is turned a quarter (rows run up or down the picture). Read it turned
+        # back, so that rows run across and the few tiles across the others are the claimed ones.
+        layout = find_rows([tuple((y, -x) for x, y in quad) for quad in quads])
+        sideways = list(layout.across or [False] * len(tiles))
+    return layout, sideways
+
+
+def choose_reading(tiles: Sequence[ObservedTile]) -> Grouping:
     """Rows, melds and the most probable reading that the rules accept (see the module docstring)."""
-    if layout is None:
-        layout = find_rows([t.quad for t in tiles])
     if not tiles:
-        return Grouping(layout, None, (), 0, ("no tiles found in this photo",))
-    sideways = [t.orientation == SIDEWAYS for t in tiles]
-    structures, warnings = _structures(layout, sideways)
+        return Grouping(find_rows([]), None, (), 0, ("no tiles found in this photo",))
+    layout, sideways = _layout_and_sideways(tiles)
+    structures, lone_sideways = _structures(layout, sideways)
     options: list[tuple[Candidate, ...]] = []
     for i, tile in enumerate(tiles):
         pruned = prune_candidates(tile.candidates, RULES_MARGIN)
@@ -317,5 +331,5 @@ def choose_reading(
     if found[0] is not best:
         alternatives.append(found[0])
     checked = len(found)
-    return Grouping(layout, best, tuple(alternatives), checked, tuple(warnings))
+    return Grouping(layout, best, tuple(alternatives), checked, lone_sideways=tuple(lone_sideways))
 

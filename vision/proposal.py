@@ -184,7 +184,6 @@ class HandProposal:
         return [t for t in self.tiles if t.role != DROPPED and t.confidence < below]
 
 
-
 # --------------------------------------------------------------------------------------------------------------------
 # Building a proposal from the grouping stage.
 
@@ -257,6 +256,17 @@ def build_proposal(
             runner = f" / {others[0][0]} {others[0][1]:.2f}" if others else ""
             warnings.append(f"tile {number} uncertain: {reading} {confidence:.2f}{runner}")
 
+    for index in grouping.lone_sideways:
+        warnings.append(f"tile {number_of[index]} lies sideways but is not part of a 3- or 4-tile meld: "
+                        "read as a standing tile")
+    for part in best.loose_claims:
+        numbers = ",".join(str(number_of[i]) for i in part)
+        warnings.append(f"tiles {numbers} lie like a claimed meld but read {' '.join(best.tiles[i] for i in part)}: "
+                        "counted as standing tiles")
+    if best.face_down:
+        numbers = ", ".join(str(number_of[i]) for i in best.face_down)
+        warnings.append(f"tile {numbers} face down and not in a concealed kong (two backs beside two equal faces): "
+                        "left out")
     count_warning = _count_warning(best)
     if count_warning:
         warnings.append(count_warning)

@@ -24,6 +24,8 @@ Quad = tuple[Point, Point, Point, Point]
 GAP_ABOVE_TYPICAL = 0.3
 TYPICAL_GAP_CAP = 0.3
 MIN_SPLIT_GAP = 0.3
+# Tiles whose long side is at least this many times their short side show which way they lie.
+DISTINCT_SIDES = 1.15
 # Two tiles share a row when their extents across the row overlap by this share of the smaller extent.
 ROW_OVERLAP = 0.5
 
@@ -58,11 +60,15 @@ class Row:
 
 @dataclass(frozen=True)
 class Layout:
-    """Rows top to bottom; `angle_deg` is the row direction (0 = horizontal), `tile_width` in pixels."""
+    """Rows top to bottom; `angle_deg` is the row direction (0 = horizontal); `tile_width` and `tile_height`
+    (pixels) are the median short and long sides of the tiles; `across[i]` says whether tile i lies across its row
+    (its long side along the row: a claimed tile turned sideways), or None when tiles are too square to tell."""
 
     rows: tuple[Row, ...]
     angle_deg: float
     tile_width: float
+    tile_height: float = 0.0
+    across: tuple[bool, ...] | None = None
 
 
 def quad_center(quad: Sequence[Point]) -> Point:
@@ -150,5 +156,10 @@ def find_rows(quads: Sequence[Sequence[Point]]) -> Layout:
     placements = place_tiles(quads, angle)
     # The short side of a tile's extent is its width whether it stands upright or lies sideways.
     tile_width = statistics.median(min(p.u1 - p.u0, p.n1 - p.n0) for p in placements) or 1.0
+    tile_height = statistics.median(max(p.u1 - p.u0, p.n1 - p.n0) for p in placements) or 1.0
+    across = None
+    if tile_height >= DISTINCT_SIDES * tile_width:
+        middle = (tile_width + tile_height) / 2
+        across = tuple(p.u1 - p.u0 > middle and p.n1 - p.n0 < middle for p in placements)
     rows = tuple(_split_at_gaps(row, tile_width) for row in _cluster_rows(placements))
-    return Layout(rows, math.degrees(angle), tile_width)
+    return Layout(rows, math.degrees(angle), tile_width, tile_height, across)

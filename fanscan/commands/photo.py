@@ -14,8 +14,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 
-from fanscan.confirm import LOW_CONFIDENCE, Prompter, ask_context, confirm_hand, describe_proposal, parse_flowers
+from fanscan.commands import score as score_command
+from fanscan.confirm import LOW_CONFIDENCE, Prompter, ask_context, confirm_hand, describe_proposal
 from scoring import Hand, WinContext, parse_hand, score
 from scoring.errors import FanscanError
 from vision.proposal import EMPTY, HandProposal
@@ -25,29 +27,19 @@ MAX_CONTEXT_TRIES = 3
 
 
 def add_context_arguments(parser: argparse.ArgumentParser) -> None:
-    """The win-context flags shared by `photo` and `batch`."""
-    group = parser.add_argument_group("win context (what the photo cannot show)")
-    group.add_argument("--self-drawn", action="store_true", help="won on a self-drawn tile (default: on a discard)")
-    group.add_argument("--seat", "--seat-wind", dest="seat_wind", default="E", type=str.upper,
-                       choices=("E", "S", "W", "N"), help="seat wind (default E)")
-    group.add_argument("--prevalent", "--prevalent-wind", "--round", dest="prevalent_wind", default="E",
-                       type=str.upper, choices=("E", "S", "W", "N"), help="prevalent (round) wind (default E)")
-    group.add_argument("--flowers", help="flowers kept aside: letters a-h or a number (default: those in the photo)")
-    group.add_argument("--last-of-kind", action="store_true", help="the winning tile is the last of its kind")
-    group.add_argument("--last-tile", action="store_true", help="won on the last tile of the wall")
-    group.add_argument("--kong-replacement", action="store_true", help="won on the replacement tile after a kong")
-    group.add_argument("--robbing-kong", action="store_true", help="won by robbing a kong")
-    group.add_argument("--winning-tile", help="the tile that completed the hand (default: the one set apart in the "
-                                              "photo, else the last one)")
+    """The win-context flags of `fanscan score`, plus the winning tile (a photo may not show which it was)."""
+    score_command.add_context_arguments(parser)
+    parser.add_argument("--winning-tile", metavar="TILE",
+                        help="the tile that completed the hand (default: the one set apart in the photo, else the "
+                             "last one)")
 
 
 def context_from_args(args: argparse.Namespace, photo_flowers: list[str] | tuple[str, ...] = ()) -> WinContext:
-    flowers, count = parse_flowers(args.flowers) if args.flowers is not None else (tuple(photo_flowers), None)
-    return WinContext(
-        prevalent_wind=args.prevalent_wind, seat_wind=args.seat_wind, self_drawn=args.self_drawn,
-        last_of_kind=args.last_of_kind, last_tile=args.last_tile, kong_replacement=args.kong_replacement,
-        robbing_kong=args.robbing_kong, flowers=flowers, flower_count=count,
-    )
+    """The context the flags say (as `fanscan score` reads them); flowers default to those seen in the photo."""
+    context = score_command.context_from_args(args, Hand()) or WinContext()
+    if args.flowers is None and photo_flowers:
+        context = replace(context, flowers=tuple(sorted(photo_flowers)))
+    return context
 
 
 def add_parser(subparsers) -> None:
@@ -60,6 +52,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--json", action="store_true", help="print proposal and score as one JSON object")
     parser.add_argument("--annotate", metavar="OUT.png", help="write the photo with numbered, labelled tiles")
     parser.add_argument("--rules", choices=("mcr", "hk"), default="mcr", help="rule set (default mcr)")
+    parser.add_argument("--tiles", choices=("ascii", "unicode", "en", "zh"), default="ascii",
+                        help="how tiles are shown in the score breakdown (default ascii)")
     add_context_arguments(parser)
     parser.set_defaults(run=run)
 
@@ -94,12 +88,6 @@ def accepted_hand(proposal: HandProposal, args: argparse.Namespace) -> Hand:
     return hand
 
 
-def render_score(result) -> str:
-    from fanscan.commands.score import render_text
-
-    return render_text(result)
-
-
 def run(args: argparse.Namespace) -> int:
     if args.json:
         return _run_json(args)
@@ -109,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         for line in describe_proposal(proposal, LOW_CONFIDENCE):
             print(line)
         result = score(accepted_hand(proposal, args), defaults, rules=args.rules)
-        print(render_score(result))
+        print(score_command.render(result, args.tiles))
         return 0
     prompter = Prompter()
     hand, proposal = confirm_hand(proposal, prompter)
@@ -128,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
                 prompter.say(f"  {error}: please answer again")
                 defaults = context
     prompter.say()
-    print(render_score(result))
+    print(score_command.render(result, args.tiles))
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import onnx
@@ -42,8 +43,11 @@ def export_onnx(model: nn.Module, path: Path, classes: list[str], spec: CropSpec
     tmp = path.with_suffix(".tmp.onnx")
     model = model.eval()
     dummy = torch.zeros(1, 3, spec.height, spec.width)
-    torch.onnx.export(model, (dummy,), str(tmp), dynamo=False, opset_version=17, input_names=["image"],
-                      output_names=["logits"], dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}})
+    with warnings.catch_warnings():
+        # The TorchScript exporter is the one asked for (dynamo=False); its deprecation notice is noise here.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(model, (dummy,), str(tmp), dynamo=False, opset_version=17, input_names=["image"],
+                          output_names=["logits"], dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}})
     proto = onnx.load(str(tmp))
     del proto.metadata_props[:]
     for key, value in metadata(classes, spec, extra).items():

@@ -22,9 +22,11 @@ from vision.training.classes import BACK, CLASS_INDEX, CLASSES, NONE
 from vision.training.faces import FACE_H, FACE_W, Face
 from vision.training.real_data import STORE_SPEC, PatchSet
 
-# Back colours seen on real sets (BGR): greens, blues, yellow, orange, red, pink, purple, black, cream.
+# Back colours seen on real sets (BGR): greens, blues, yellow, orange, red, pink, purple, black. No white or
+# cream: a cream back is indistinguishable from a blank face (the riichi white dragon) in a crop.
 BACK_COLOURS = [(60, 140, 40), (40, 90, 20), (170, 110, 30), (200, 160, 90), (40, 190, 230), (30, 120, 230),
-                (40, 40, 190), (170, 130, 230), (140, 60, 110), (35, 35, 35), (200, 220, 225), (110, 160, 60)]
+                (40, 40, 190), (170, 130, 230), (140, 60, 110), (35, 35, 35), (110, 160, 60)]
+RENDER_VERSION = 2  # part of the cache key: bump when rendering changes
 
 
 def _ivory(rng: np.random.Generator) -> np.ndarray:

@@ -29,7 +29,7 @@ from vision.training.export import MEAN, STD, export_onnx
 from vision.training.faces import build_faces
 from vision.training.model import TileNet
 from vision.training.real_data import PatchSet, extract_split, is_validation_source
-from vision.training.renders import Renderer, background_photos, render_set
+from vision.training.renders import RENDER_VERSION, Renderer, background_photos, render_set
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
@@ -92,7 +92,7 @@ def prepare(args: argparse.Namespace) -> Data:
     else:
         real = extract_split(args.data, seed=args.seed, limit_images=args.limit_images, progress=log)
         real.save(real_path)
-    render_key = f"{key}-r{args.renders_per_tile}-b{args.render_backs}-n{args.render_none}"
+    render_key = f"{key}-v{RENDER_VERSION}-r{args.renders_per_tile}-b{args.render_backs}-n{args.render_none}"
     render_path = args.cache / f"renders-{render_key}.npz"
     if render_path.exists():
         renders = PatchSet.load(render_path)

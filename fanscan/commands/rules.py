@@ -1,0 +1,89 @@
+"""`fanscan rules`: list a rule set's items - the rule document's number, the code id, names, value, and the items
+each one replaces - so that the mapping from the seed's numbering to the code is visible."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+import scoring
+from scoring.engine import Fan, RuleSet
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "rules", help="list the items (fans) of a rule set with their numbers and values",
+        description="List each rule set's items: the rule document's number, the id used in the JSON output, "
+                    "English and Chinese names, value, and the items it replaces (not counted when it scores).")
+    p.add_argument("--rules", choices=sorted(scoring.RULE_SETS), action="append",
+                   help="rule set to list (repeatable; default: all)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("-v", "--verbose", action="store_true", help="print each item's definition under it")
+    p.set_defaults(run=run)
+
+
+def _number_key(fan: Fan, position: int) -> tuple:
+    """Sort by the rule document's number read as dotted integers (1.1.10 after 1.1.9), then table position."""
+    parts = fan.number.split(".") if fan.number else []
+    if parts and all(p.isdigit() for p in parts):
+        return (0, tuple(int(p) for p in parts), position)
+    return (1, (), position)
+
+
+def ordered_fans(rules: RuleSet) -> list[Fan]:
+    return [f for _, f in sorted(((_number_key(f, k), f) for k, f in enumerate(rules.fans)), key=lambda x: x[0])]
+
+
+def _value_text(rules: RuleSet, fan: Fan) -> str:
+    if rules.cap is not None and fan.value >= rules.cap:
+        return f"Limit ({fan.value})"
+    return str(fan.value)
+
+
+def rules_dict(rules: RuleSet) -> dict[str, Any]:
+    return {
+        "rules": rules.name,
+        "title": rules.title,
+        "minimum": rules.minimum,
+        "cap": rules.cap,
+        "items": [
+            {"number": f.number, "id": f.id, "name": f.name, "name_zh": f.name_zh, "value": f.value,
+             "limit": rules.cap is not None and f.value >= rules.cap, "replaces": list(f.implies),
+             "description": f.description}
+            for f in ordered_fans(rules)
+        ],
+    }
+
+
+def render(rules: RuleSet, verbose: bool = False) -> str:
+    fans = ordered_fans(rules)
+    head = f"{rules.name}: {rules.title}"
+    notes = []
+    if rules.minimum is not None:
+        notes.append(f"minimum {rules.minimum} fan")
+    if rules.cap is not None:
+        notes.append(f"total capped at {rules.cap} (Limit)")
+    lines = [head + (f" - {', '.join(notes)}" if notes else ""), ""]
+    num_w = max(len(f.number) for f in fans)
+    id_w = max(len(f.id) for f in fans)
+    name_w = max(len(f.name) for f in fans)
+    val_w = max(len(_value_text(rules, f)) for f in fans)
+    for f in fans:
+        replaces = f"  replaces {', '.join(f.implies)}" if f.implies else ""
+        lines.append(f"  {f.number.ljust(num_w)}  {f.id.ljust(id_w)}  {f.name.ljust(name_w)}  "
+                     f"{_value_text(rules, f).rjust(val_w)}  {f.name_zh}{replaces}")
+        if verbose and f.description:
+            lines.append(f"  {' ' * num_w}  {f.description}")
+    lines.append(f"  ({len(fans)} items)")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    names = args.rules or sorted(scoring.RULE_SETS)
+    sets = [scoring.get_rule_set(n) for n in names]
+    if args.json:
+        print(json.dumps([rules_dict(r) for r in sets], ensure_ascii=False, indent=2))
+    else:
+        print("\n\n".join(render(r, args.verbose) for r in sets))
+    return 0

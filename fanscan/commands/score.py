@@ -1,0 +1,233 @@
+"""`fanscan score`: score a hand string (or a file / stdin of them, one per line) with every fan explained."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import replace
+from typing import Any, TextIO
+
+import scoring
+from scoring.errors import FanscanError
+from scoring.hand import Hand, WinContext, check_context_fields
+from scoring.notation import parse_hand
+from scoring.tiles import INDEX, WINDS, tiles_text
+
+EPILOG = """\
+HAND is a GB-notation hand string, e.g. "[EEE,2][SSSS,1]WWWNN55pN|EE1000": melds in brackets (,n = claimed
+tile / provider; a kong without ,n is concealed; 5-7 an added kong), standing tiles with the winning tile last,
+then |prevalent wind, seat wind, four 0/1 flags (self-drawn, last of its kind, last tile, kong: robbing the kong
+on a discard / replacement tile on a self-draw), then |flowers (letters a-h or a count).
+
+HAND may also be "-" (standard input) or a file path: one hand string per line (blank lines and lines starting
+with # are skipped); each line prints one JSON object (JSON Lines), {"ok": false, "error": ...} for a bad line,
+and the rest is still scored. The exit status is 0 when every line scored, 1 when any line failed, 2 for a
+usage error (a single bad hand, an unreadable file).
+
+Context flags add to the string's | part; a flag that contradicts it (e.g. --discard on a self-drawn string,
+another seat wind) is an error, as is an impossible combination (robbing the kong on a self-draw, ...).
+"""
+
+
+def add_context_arguments(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("win context (the photo cannot show it; these extend the string's | part)")
+    how = g.add_mutually_exclusive_group()
+    how.add_argument("--self-drawn", action="store_true", help="won on a self-drawn tile")
+    how.add_argument("--discard", action="store_true", help="won on another player's discard (the default)")
+    g.add_argument("--seat-wind", choices=WINDS, help="the player's seat wind (default E)")
+    g.add_argument("--prevalent-wind", choices=WINDS, help="the prevalent (round) wind (default E)")
+    g.add_argument("--last-tile", action="store_true",
+                   help="the last tile of the wall: Last Tile Draw when self-drawn, Last Tile Claim on a discard")
+    g.add_argument("--last-of-kind", action="store_true",
+                   help="the other three copies of the winning tile were already visible")
+    g.add_argument("--kong-replacement", action="store_true",
+                   help="won on the replacement tile after declaring a kong (implies --self-drawn)")
+    g.add_argument("--robbing-kong", action="store_true", help="won on a tile another player added to a kong")
+    g.add_argument("--flower-replacement", action="store_true",
+                   help="won on the replacement tile after declaring a flower (HK Win on Kong; implies --self-drawn)")
+    g.add_argument("--kong-on-kong", action="store_true",
+                   help="won on the replacement after two consecutive kongs (HK; implies --kong-replacement)")
+    g.add_argument("--first-tile", action="store_true",
+                   help="won on the first tile: East's dealt hand, self-drawn (HK Bless of Heaven), or the first "
+                        "discard (HK Bless of Earth)")
+    g.add_argument("--flowers", metavar="FLOWERS",
+                   help="flower tiles: letters a-h (plum orchid bamboo chrysanthemum spring summer autumn winter) "
+                        "or a count 0-8")
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "score", help="score a hand string (or a file of them) with every fan explained",
+        description="Score a finished mahjong hand given as a GB-notation string; every fan explained.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("hand", metavar="HAND", help='hand string, or "-" / a file path for one hand per line')
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the text breakdown")
+    p.add_argument("--rules", default="mcr", choices=sorted(scoring.RULE_SETS) or ["mcr"],
+                   help="rule set (default mcr)")
+    p.add_argument("--tiles", choices=("ascii", "unicode", "en", "zh"), default="ascii",
+                   help="how tiles are shown in the text breakdown (default ascii; unicode needs a font with the "
+                        "Mahjong Tiles block)")
+    add_context_arguments(p)
+    p.set_defaults(run=run)
+
+
+def _flowers_from(text: str) -> tuple[tuple[str, ...], int | None]:
+    text = text.strip()
+    if text.isdigit():
+        n = int(text)
+        if n > 8:
+            raise FanscanError(f"--flowers {n}: there are 8 flowers")
+        return (), n
+    bad = [c for c in text if c not in "abcdefgh"]
+    if bad:
+        raise FanscanError(f"--flowers: {bad[0]!r} is not a flower letter (a-h) and {text!r} is not a count")
+    if len(set(text)) != len(text):
+        raise FanscanError(f"--flowers {text}: each flower exists once")
+    return tuple(sorted(text)), None
+
+
+def context_from_args(args: argparse.Namespace, hand: Hand) -> WinContext | None:
+    """The win context: the hand string's own, extended by the flags; None when neither says anything."""
+    base = hand.context
+    flags_given = any((args.self_drawn, args.discard, args.seat_wind, args.prevalent_wind, args.last_tile,
+                       args.last_of_kind, args.kong_replacement, args.robbing_kong, args.flowers is not None,
+                       args.flower_replacement, args.kong_on_kong, args.first_tile))
+    if not flags_given:
+        return base
+    ctx = base or WinContext()
+    said = base is not None
+
+    def conflict(what: str) -> FanscanError:
+        return FanscanError(f"{what} contradicts the hand string's context {hand_context_text(base)}")
+
+    self_drawn = ctx.self_drawn
+    if args.discard:
+        if said and ctx.self_drawn:
+            raise conflict("--discard")
+        self_drawn = False
+    kong_replacement = args.kong_replacement or args.kong_on_kong
+    if args.self_drawn or ((kong_replacement or args.flower_replacement) and not args.discard):
+        self_drawn = True
+    for name in ("seat_wind", "prevalent_wind"):
+        value = getattr(args, name)
+        if value and said and getattr(ctx, name) != value:
+            raise conflict(f"--{name.replace('_', '-')} {value}")
+    flowers, count = ctx.flowers, ctx.flower_count
+    if args.flowers is not None:
+        new_flowers, new_count = _flowers_from(args.flowers)
+        if said and (ctx.flowers or ctx.flower_count) and (new_flowers, new_count) != (ctx.flowers, ctx.flower_count):
+            raise conflict(f"--flowers {args.flowers}")
+        flowers, count = new_flowers, new_count
+    if said and ctx.robbing_kong and self_drawn:
+        raise conflict("--self-drawn")
+    ctx = replace(
+        ctx, self_drawn=self_drawn,
+        seat_wind=args.seat_wind or ctx.seat_wind, prevalent_wind=args.prevalent_wind or ctx.prevalent_wind,
+        last_tile=ctx.last_tile or args.last_tile, last_of_kind=ctx.last_of_kind or args.last_of_kind,
+        kong_replacement=ctx.kong_replacement or kong_replacement,
+        robbing_kong=ctx.robbing_kong or args.robbing_kong, flowers=flowers, flower_count=count,
+        flower_replacement=ctx.flower_replacement or args.flower_replacement,
+        kong_on_kong=ctx.kong_on_kong or args.kong_on_kong, first_tile=ctx.first_tile or args.first_tile)
+    check_context_fields(ctx)
+    return ctx
+
+
+def hand_context_text(ctx: WinContext | None) -> str:
+    from scoring.notation import format_context
+
+    return format_context(ctx) if ctx else "(none)"
+
+
+def score_text(text: str, args: argparse.Namespace) -> scoring.Score:
+    hand = parse_hand(text)
+    return scoring.score(hand, context_from_args(args, hand), rules=args.rules)
+
+
+def _tiles(tiles: list[str], style: str) -> str:
+    if style == "ascii":
+        from scoring.notation import _run_text
+
+        return _run_text(sorted(INDEX[t] for t in tiles)) if all(INDEX[t] < 34 for t in tiles) else "".join(tiles)
+    return tiles_text(tiles, style)
+
+
+def render(result: scoring.Score, style: str = "ascii") -> str:
+    """The readable breakdown of a Score."""
+    lines = [f"Hand   {result.hand}    (rules: {result.rules})"]
+    groups = []
+    for g in result.arrangement.groups:
+        t = _tiles(g.tiles, style)
+        groups.append(f"({t})" if g.melded else t)
+    form = result.arrangement.form.replace("_", " ")
+    lines.append(f"Sets   {'  '.join(groups)}    [{form}; (..) = melded]")
+    lines.append("")
+    name_w = max([len(f.name) for f in result.fans] + [len(e.name) for e in result.excluded] + [10])
+    for f in result.fans:
+        count = f" x{f.count}" if f.count > 1 else ""
+        shown = "; ".join("whole hand" if len(t) >= 14 else _tiles(t, style) for t in f.tiles if t) or ""
+        lines.append(f"  {f.points:>3}  {(f.name + count).ljust(name_w + 3)} {f.name_zh}\t{shown}")
+    if result.excluded:
+        lines.append("")
+        lines.append("  not counted (non-repeat):")
+        for e in result.excluded:
+            lines.append(f"       {e.name} ({e.value})  - implied by {e.implied_by_name}")
+    lines.append("")
+    flowers = result.total_uncapped - result.total_without_flowers  # a cap (HK) applies after flowers
+    total = f"Total  {result.total} fan"
+    if flowers:
+        total += f" ({result.total_without_flowers} without {flowers} flower fan)"
+    if result.cap is not None and result.total_uncapped != result.total:
+        total += f", capped at {result.cap} (uncapped {result.total_uncapped})"
+    if result.minimum is not None:
+        total += (f" - meets the {result.minimum}-fan minimum" if result.meets_minimum
+                  else f" - BELOW the {result.minimum}-fan minimum (flowers do not count): not a valid win")
+    lines.append(total)
+    s = result.settlement
+    if s:
+        p = s["payments"]
+        if s["self_drawn"]:
+            lines.append(f"Settle self-drawn: each opponent pays 8 + {result.total} = {p['each_opponent']}; "
+                         f"winner receives {s['winner_receives']}")
+        else:
+            lines.append(f"Settle discarder pays 8 + {result.total} = {p['discarder']}, the other two pay 8 each; "
+                         f"winner receives {s['winner_receives']}")
+    for alt in result.alternatives:
+        fans = ", ".join(f.name + (f" x{f.count}" if f.count > 1 else "") for f in alt.fans)
+        lines.append(f"Also   {alt.arrangement.text()} scores the same: {fans}")
+    return "\n".join(lines)
+
+
+def _batch(stream: TextIO, args: argparse.Namespace, out: TextIO) -> int:
+    failed = 0
+    for n, line in enumerate(stream, 1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        record: dict[str, Any]
+        try:
+            record = score_text(text, args).to_dict()
+        except FanscanError as error:
+            failed += 1
+            record = {"ok": False, "error": str(error)}
+        record = {"line": n, "input": text, **record}
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return 1 if failed else 0
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.hand == "-":
+        return _batch(sys.stdin, args, sys.stdout)
+    if os.path.isfile(args.hand):
+        try:
+            with open(args.hand, encoding="utf-8") as f:
+                return _batch(f, args, sys.stdout)
+        except (OSError, UnicodeDecodeError) as error:
+            raise FanscanError(f"cannot read {args.hand}: {error}") from None
+    result = score_text(args.hand, args)
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False))
+    else:
+        print(render(result, args.tiles))
+    return 0

@@ -1,0 +1,68 @@
+"""The shipped classifier (models/tile_classifier.onnx) through the real crop path, on three bundled photos.
+
+The photos come from the train split (tests/data/mini_yolo/SOURCE.md), so this checks the wiring — metadata,
+crop geometry, channel order, class order — not generalisation; benchmarks/eval_classifier.py measures that.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.classify import DEFAULT_MODEL, TileClassifier
+from vision.crops import crop_box, crop_tiles, quad_from_box
+from vision.dataset_classes import guess_table
+from vision.yolo_data import find_data_yaml, iter_split, read_class_names
+
+MINI = Path(__file__).parent / "data" / "mini_yolo" / "train"
+
+pytestmark = pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped classifier model in models/")
+
+
+@pytest.fixture(scope="module")
+def classifier() -> TileClassifier:
+    return TileClassifier(threads=1)
+
+
+def test_shipped_model_knows_every_tile_back_and_none(classifier: TileClassifier) -> None:
+    table = guess_table(read_class_names(find_data_yaml(MINI)))
+    assert set(table.values()) | {"back", "none"} == set(classifier.classes)
+    assert len(classifier.classes) == 44
+
+
+def test_shipped_model_reads_the_bundled_tiles(classifier: TileClassifier) -> None:
+    names = read_class_names(find_data_yaml(MINI))
+    table = guess_table(names)
+    right = total = 0
+    for item in iter_split(MINI):
+        image = cv2.imread(str(item.image_path))
+        h, w = image.shape[:2]
+        boxes = [b.to_pixels(w, h) for b in item.boxes]
+        crops = np.stack([crop_box(image, box, classifier.crop_spec) for box in boxes])
+        for box, top in zip(item.boxes, classifier.classify(crops, k=1), strict=True):
+            total += 1
+            right += top[0][0] == table[names[box.class_index]]
+    assert total == 35
+    assert right / total >= 0.9
+
+
+def test_upside_down_tile_reads_the_same(classifier: TileClassifier) -> None:
+    item = next(iter(iter_split(MINI)))
+    image = cv2.imread(str(item.image_path))
+    h, w = image.shape[:2]
+    quads = [quad_from_box(*b.to_pixels(w, h)) for b in item.boxes]
+    upright = classifier.classify(crop_tiles(image, quads, classifier.crop_spec), k=1)
+    turned_image = cv2.rotate(image, cv2.ROTATE_180)
+    turned_quads = [np.array([w, h], np.float32) - q for q in quads]
+    turned = classifier.classify(crop_tiles(turned_image, turned_quads, classifier.crop_spec), k=1)
+    same = sum(a[0][0] == b[0][0] for a, b in zip(upright, turned, strict=True))
+    assert same >= len(quads) - 1
+
+
+def test_bare_felt_is_not_a_tile(classifier: TileClassifier) -> None:
+    rng = np.random.default_rng(0)
+    felt = np.clip(np.array([60, 120, 45]) + rng.normal(0, 6, (80, 64, 3)), 0, 255).astype(np.uint8)
+    assert classifier.classify([felt], k=1)[0][0][0] == "none"
