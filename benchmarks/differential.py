@@ -6,8 +6,9 @@
 Scores random valid hands (scoring.random_hands, seeded) in both engines and writes a JSON report of the
 differences classified by the RULES.md categories (scoring.crosscheck.classify_difference): Two Concealed
 Kongs 6 vs 8, 明暗杠 5 vs Mixed Kongs 6, three or more kongs (the seed-003 chart), and ties between equal totals.
-Anything else is "unexplained" and listed in full. Runs in chunks and resumes from the report (--resume), so it
-can share the machine.
+Anything else is "unexplained" and listed in full. It also checks, on each hand with one standing tile replaced,
+that both engines agree whether the result is a complete hand ("completeness"). Runs in chunks and resumes
+from the report (--resume), so it can share the machine.
 """
 
 from __future__ import annotations
@@ -23,9 +24,34 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scoring import format_hand, score  # noqa: E402
-from scoring.crosscheck import EXPLAINED, classify_difference, reference_score  # noqa: E402
+from scoring import FanscanError, Hand, format_hand, is_complete, score  # noqa: E402
+from scoring.crosscheck import (  # noqa: E402
+    EXPLAINED,
+    classify_difference,
+    reference_is_winning,
+    reference_score,
+)
+from scoring.hand import validate  # noqa: E402
 from scoring.random_hands import random_hand  # noqa: E402
+from scoring.tiles import PLAYING_TILE_IDS  # noqa: E402
+
+
+def _completeness(rng: random.Random, hand: Hand, report: dict) -> None:
+    """The same hand with one standing tile replaced: do both engines agree whether it is complete?"""
+    standing = list(hand.standing)
+    standing[rng.randrange(len(standing))] = PLAYING_TILE_IDS[rng.randrange(34)]
+    changed = Hand(hand.melds, tuple(standing), hand.winning_tile, None)
+    try:
+        validate(changed)
+    except FanscanError:
+        return
+    agree = is_complete([*standing, hand.winning_tile], len(hand.melds)) == reference_is_winning(changed)
+    done = report.setdefault("completeness", {"checked": 0, "disagree": 0, "examples": []})
+    done["checked"] += 1
+    if not agree:
+        done["disagree"] += 1
+        if len(done["examples"]) < 20:
+            done["examples"].append(format_hand(changed))
 
 
 def run_chunk(seed: int, n: int, report: dict) -> None:
@@ -43,6 +69,7 @@ def run_chunk(seed: int, n: int, report: dict) -> None:
                 report["reference_errors"].append({"hand": format_hand(hand), "error": repr(error)})
             continue
         alts = [Counter({f.id: f.count for f in a.fans}) for a in ours.alternatives]
+        _completeness(rng, hand, report)
         cat = classify_difference(hand, ours_fans, theirs, ours.total, theirs_total, alts) or "same"
         cats[cat] += 1
         if cat != "same":
@@ -87,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"chunk {k + 1}/{chunks}: {report['hands']} hands, {cats}, {time.time() - t0:.0f}s", flush=True)
-    return 1 if report.get("unexplained") else 0
+    return 1 if report.get("unexplained") or report.get("completeness", {}).get("disagree") else 0
 
 
 if __name__ == "__main__":

@@ -14,8 +14,9 @@ to propose them (a concealed kong shows two backs). So two precisions are report
   (`precision`); and `end_to_end_accuracy` = labelled tiles found AND read right (top-1) / all labelled tiles.
 Without a classifier `precision` equals `precision_raw`.
 
-Whole-hand exact share on `hand_*` photos needs the grouping step: pass a `HandReader` (image, detections, top-k
-readings -> tile ids of the proposed hand, or None) to `evaluate(..., hand_reader=...)`; the default reports null.
+Whole-hand exact share on `hand_*` photos needs the grouping step: a `HandReader` (image, detections, top-k
+readings -> tile ids of the proposed hand, or None), by default `vision.pipeline.read_hand_tiles` when a classifier
+is present; the proposed tiles must equal the labelled tiles as a multiset (order and melds are not labelled).
 """
 
 from __future__ import annotations
@@ -78,6 +79,17 @@ def load_classifier(path: str | None):
         return None
 
 
+def default_hand_reader(classifier) -> HandReader | None:
+    """The grouping step's hook, when the pipeline module and a classifier are both present."""
+    if classifier is None:
+        return None
+    try:
+        from vision.pipeline import read_hand_tiles
+    except ImportError:
+        return None
+    return read_hand_tiles
+
+
 def classify(classifier, image: np.ndarray, tiles: list[DetectedTile], k: int = 3) -> list[list[tuple[str, float]]]:
     if classifier is None or not tiles:
         return [[] for _ in tiles]
@@ -107,6 +119,12 @@ def evaluate(
         totals.raw_detections += len(tiles)
         totals.raw_matched += len(match(raw_boxes, truth, 0.5))
         readings = classify(classifier, image, tiles)
+        if item.image_path.name.startswith("hand_") and hand_reader is not None:
+            # The grouping step sees every detection with its readings, as in the product (it drops `none` itself).
+            totals.hands += 1
+            proposed = hand_reader(image, tiles, readings)
+            if proposed is not None and Counter(proposed) == Counter(truth_ids):
+                totals.hands_exact += 1
         if classifier is not None:
             kept = [i for i, r in enumerate(readings) if not (r and r[0][0] == "none")]
             totals.dropped_none += len(tiles) - len(kept)
@@ -134,11 +152,6 @@ def evaluate(
         for t in range(len(truth)):
             if t not in matched_true:
                 totals.misses.append({"image": item.image_path.name, "box": [round(v, 1) for v in truth[t]]})
-        if item.image_path.name.startswith("hand_") and hand_reader is not None:
-            totals.hands += 1
-            proposed = hand_reader(image, tiles, readings)
-            if proposed is not None and Counter(proposed) == Counter(truth_ids):
-                totals.hands_exact += 1
         if progress and (n % 10 == 0 or n == len(items)):
             print(f"{n}/{len(items)} photos, recall so far {totals.matched / max(totals.labelled, 1):.4f}",
                   file=sys.stderr)
@@ -183,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--classifier", default=None, help="classifier ONNX, or 'none' (default: the shipped one)")
     parser.add_argument("--threshold", type=float, help="override the model's score threshold")
     parser.add_argument("--limit", type=int, help="only the first N photos")
+    parser.add_argument("--no-hands", action="store_true", help="skip the whole-hand measure (grouping step)")
     args = parser.parse_args(argv)
     try:
         detector = TileDetector(args.model)
@@ -190,10 +204,9 @@ def main(argv: list[str] | None = None) -> int:
             from dataclasses import replace
 
             detector.info = replace(detector.info, score_threshold=args.threshold)
-        from vision.pipeline import read_hand_tiles  # the whole-hand measure: grouping with the rules
-
         classifier = load_classifier(args.classifier)
-        hand_reader = read_hand_tiles if classifier is not None else None
+        # The whole-hand measure: the grouping step (with the rules) as the hook.
+        hand_reader = None if args.no_hands else default_hand_reader(classifier)
         result = evaluate(args.data, detector, classifier, hand_reader=hand_reader, limit=args.limit)
     except FanscanError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -5,8 +5,8 @@
 The 12-MP photo is a test photo upscaled to 4000 x 3000 and saved as JPEG (quality 92) in a temporary folder.
 Medians over `--repeat` runs after one warm-up. `decode_only_ms` is a plain full-resolution `cv2.imread`;
 `load_ms` is `vision.load.load_image` (header checks, EXIF, libjpeg's reduced decode, scale to working size).
-Stages present in this checkout are timed; classification is timed when `vision.classify` and its model exist.
-Grouping (`vision.group`) is left to its own benchmark: it needs readings, not pixels.
+Stages present in this checkout are timed; classification, and the whole path to a `HandProposal`
+(`vision.pipeline.Pipeline.propose`: load, detect, crop, classify, group), when `vision.classify` and its model exist.
 """
 
 from __future__ import annotations
@@ -87,6 +87,13 @@ def stage_times(path: Path, detector: TileDetector, classifier, repeat: int) -> 
         result["crop_ms"] = result["classify_ms"] = None
     result["load_detect_classify_ms"] = round(total, 2)
     result["ratio_to_decode_only"] = round(total / result["decode_only_ms"], 2)
+    if classifier is not None:
+        # The whole product path, grouping included: file → HandProposal.
+        from vision.pipeline import Pipeline
+
+        pipeline = Pipeline(detector, classifier)
+        result["photo_to_proposal_ms"] = median_ms(lambda: pipeline.propose(path), repeat)
+        result["proposal_ratio_to_decode_only"] = round(result["photo_to_proposal_ms"] / result["decode_only_ms"], 2)
     return result
 
 

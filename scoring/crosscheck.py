@@ -37,35 +37,37 @@ def classify_difference(hand: Hand, ours: Counter, theirs: Counter, ours_total: 
                         theirs_total: int | None = None, alternatives: list[Counter] | tuple = ()) -> str | None:
     """None when both agree; else the RULES.md category that explains the difference, or "unexplained".
 
-    `alternatives` are the fan counts of our equal-total alternatives: when the reference picked one of them,
-    the difference is only the tie-break between equal totals ("tie_break_equal_total")."""
+    Categories (EXPLAINED): the value of Two Concealed Kongs (8 here, 6 there) or of one melded + one concealed
+    kong (Mixed Kongs 6 here, 明暗杠 5 there); three or more kongs (the chart here, differences only among the
+    kong and concealed-pung fans); and ties - the same total once those values are allowed for, the reference
+    having picked another arrangement (one of our `alternatives`) or another pairing of the 1-fan set fans."""
     if ours == theirs and (ours_total is None or ours_total == theirs_total):
         return None
-    if ours_total is not None and ours_total == theirs_total:
-        if any(alt == theirs for alt in alternatives):
-            return "tie_break_equal_total"
-        pair_fans = {"pure_double_chow", "mixed_double_chow", "short_straight", "two_terminal_chows"}
-        if set((ours - theirs) + (theirs - ours)) <= pair_fans:
-            return "tie_break_equal_total"
     mk = sum(1 for m in hand.melds if m.kind == "kong" and not m.concealed)
     ck = sum(1 for m in hand.melds if m.kind == "kong" and m.concealed)
     diff = set((ours - theirs) + (theirs - ours))
-    if ours == theirs:  # same fans, other total: a value difference
-        if mk + ck == 2 and ck == 2 and "two_concealed_kongs" in ours and ours_total - theirs_total == 2:
-            return "two_concealed_kongs_6_vs_8"
-        if mk == 1 and ck == 1 and "mixed_kongs" in ours and ours_total - theirs_total == 1:
-            return "mixed_kongs_5_vs_6"
-        if mk + ck >= 3 and ours_total is not None:
+    value_category = None  # the RULES.md value difference this hand carries, and its size
+    delta = 0
+    if mk + ck == 2 and ck == 2 and "two_concealed_kongs" in ours:
+        value_category, delta = "two_concealed_kongs_6_vs_8", 2
+    elif mk == 1 and ck == 1 and "mixed_kongs" in ours:
+        value_category, delta = "mixed_kongs_5_vs_6", 1
+    totals = ours_total is not None and theirs_total is not None
+    if ours == theirs:  # same fans, another total: a value difference
+        if value_category and totals and ours_total - theirs_total == delta:
+            return value_category
+        if mk + ck >= 3 and totals:
             return "kong_chart_3_or_more"
         return "unexplained"
+    if totals and ours_total - theirs_total == delta:
+        # the same total (allowing for the kong values): a tie the two engines break differently
+        if any(alt == theirs for alt in alternatives):
+            return "tie_break_equal_total"
+        pair_fans = {"pure_double_chow", "mixed_double_chow", "short_straight", "two_terminal_chows"}
+        if diff <= pair_fans:
+            return "tie_break_equal_total"
     if mk + ck >= 3 and diff <= KONG_CHART_FANS:
         return "kong_chart_3_or_more"
-    if mk == 1 and ck == 1 and diff <= {"mixed_kongs"} | KONG_CHART_FANS:
-        # 明暗杠 is counted under its own name there; the rest of the hand agrees
-        rest_ours = Counter({k: v for k, v in ours.items() if k != "mixed_kongs"})
-        rest_theirs = Counter({k: v for k, v in theirs.items() if k != "mixed_kongs"})
-        if rest_ours == rest_theirs and (ours_total is None or ours_total - theirs_total == 1):
-            return "mixed_kongs_5_vs_6"
     return "unexplained"
 
 
@@ -119,7 +121,21 @@ def reference_score(hand: Hand, ctx: WinContext) -> tuple[Counter, int]:
 
 
 # pymahjonggb's names that differ from the table's (its wait fans are called "unique wait")
+def reference_is_winning(hand: Hand) -> bool:
+    """Whether pymahjonggb accepts a hand as complete (its calculator refuses others with ERROR_NOT_WIN)."""
+    from MahjongGB import MahjongFanCalculator  # optional extra "diff"
+
+    try:
+        MahjongFanCalculator(**reference_args(hand, WinContext()))
+    except Exception as error:  # the binding raises a plain TypeError with the code as message
+        if "NOT_WIN" in str(error):
+            return False
+        raise
+    return True
+
+
 _REF_ALIASES = {"独听・边张": "edge_wait", "独听・嵌张": "closed_wait", "独听・单钓": "pair_wait",
                 "嵌张": "closed_wait", "单钓": "pair_wait"}
 
-__all__ = ["CODE_TO_ID", "EXPLAINED", "INDEX", "classify_difference", "reference_args", "reference_score"]
+__all__ = ["CODE_TO_ID", "EXPLAINED", "INDEX", "classify_difference", "reference_args", "reference_is_winning",
+           "reference_score"]

@@ -26,7 +26,7 @@ from .decomposition import (
 from .errors import FanscanError
 from .hand import PUNG as MELD_PUNG
 from .hand import Hand, WinContext, check_context, tile_counts, validate
-from .tiles import FIRST_HONOR, INDEX, N_KINDS, PLAYING_TILE_IDS, TERMINALS_AND_HONORS, WINDS
+from .tiles import FIRST_HONOR, INDEX, N_KINDS, TERMINALS_AND_HONORS
 
 # Evidence: what a predicate returns. One item per time the fan scores; an item is a tuple of tile indices
 # (the tiles forming it), or None for "the whole hand".
@@ -346,6 +346,16 @@ def evaluate(rules: RuleSet, view: View) -> Evaluation:
         for j in fan.implies:
             if j not in implied:
                 implied[j] = fan.id
+    # Exclusions among a fan's own sets (non-separation), recorded by the rule set's prepare step as
+    # (fan id, tiles, excluding fan id): shown when the excluding fan scored.
+    within = view.cache.get("excluded_within")
+    if within:
+        scored = {sf.fan.id for sf in fans}
+        merged: dict[tuple[str, str], list] = {}
+        for fid, tiles, by in within:
+            if by in scored:
+                merged.setdefault((fid, by), []).append(tiles)
+        excluded.extend((rules.fan(fid), tuple(ev), by) for (fid, by), ev in merged.items())
     if without == 0 and rules.fallback:
         fb = rules.fan(rules.fallback)
         fans.insert(0, ScoredFan(fb, (None,)))
@@ -386,18 +396,6 @@ def describe_tiles(hand: Hand) -> str:
     from .notation import format_hand  # local: notation imports hand only, avoid a cycle at import time
 
     return format_hand(hand.with_context(None)).strip()
-
-
-def honors_of(counts) -> tuple[int, ...]:
-    return tuple(i for i in range(FIRST_HONOR, N_KINDS) if counts[i])
-
-
-def tile_ids(indices) -> list[str]:
-    return [PLAYING_TILE_IDS[i] for i in indices]
-
-
-def wind_index(w: str) -> int:
-    return FIRST_HONOR + WINDS.index(w)
 
 
 __all__ = [

@@ -5,8 +5,9 @@ One row per fan in `FANS`. Rulings (RULES.md and scoring/RULINGS.md):
 - non-repeat through each row's `implies`; exclusions that only concern a fan's own sets (Pure Straight and its
   Short Straight, Big Three Dragons and the Pung of Terminals of its own pungs ...) are enforced by the
   predicates and listed in `within`;
-- the set-combination fans follow non-separation, non-identical and account-once (`_combinations`);
-- kongs and concealed pungs follow the seed-003 chart (`_kong_fans`).
+- the set-combination fans follow non-separation, non-identical and account-once (`_combine`), and record the
+  pair fans a combination fan's own sets would make as excluded by it (`view.cache["excluded_within"]`);
+- kongs and concealed pungs follow the seed-003 chart (`_kong_fan`, `_kong_predicate`, `_concealed_pungs`).
 """
 
 from __future__ import annotations
@@ -35,10 +36,6 @@ BASIC_FORMS = (STANDARD, KNITTED_STRAIGHT)
 
 def _chow_tiles(t: int) -> tuple[int, ...]:
     return (t, t + 1, t + 2)
-
-
-def _pung_tiles(t: int) -> tuple[int, ...]:
-    return (t, t, t)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -125,10 +122,22 @@ def _pung4(p: list[int]) -> str | None:
     return None
 
 
-def _combine(items: list[int], two, three, four, tiles, order: tuple[str, ...]) -> dict[str, list]:
+def _within(idx, items: list[int], two, tiles, by: str, record: list | None) -> None:
+    """Record the pair fans among a combination fan's own sets: excluded by it (non-separation)."""
+    if record is None:
+        return
+    for i, j in combinations(idx, 2):
+        g = two(items[i], items[j])
+        if g:
+            record.append((g, tiles(items[i]) + tiles(items[j]), by))
+
+
+def _combine(items: list[int], two, three, four, tiles, order: tuple[str, ...],
+             record: list | None = None) -> dict[str, list]:
     """Fans formed by combining sets (chows or pungs): one 4-set fan, or the best 3-set fan plus one pair fan of
     the spare set with one of the three (account-once), or else pair fans as a forest - each new pair must bring
-    in a set not yet used (account-once), so the pairs never close a cycle."""
+    in a set not yet used (account-once), so the pairs never close a cycle. `record` (a list) receives
+    (fan id, tiles, excluding fan id) for the pair fans a combination fan's own sets would make."""
     out: dict[str, list] = {}
     n = len(items)
     if n < 2:
@@ -137,6 +146,7 @@ def _combine(items: list[int], two, three, four, tiles, order: tuple[str, ...]) 
         f = four(items)
         if f:
             out[f] = [tuple(x for t in items for x in tiles(t))]
+            _within(range(4), items, two, tiles, f, record)
             return out
     if n >= 3:
         best = None
@@ -156,6 +166,7 @@ def _combine(items: list[int], two, three, four, tiles, order: tuple[str, ...]) 
         if best:
             _, f, trio, extra = best
             out[f] = [tuple(x for i in trio for x in tiles(items[i]))]
+            _within(trio, items, two, tiles, f, record)
             if extra:
                 out[extra[0]] = [tiles(items[extra[1]]) + tiles(items[extra[2]])]
             return out
@@ -184,11 +195,13 @@ def _prepare(v: View) -> None:
     """Per-arrangement MCR facts the predicates share."""
     c = v.cache
     if v.form in BASIC_FORMS:
-        combos = _combine(v.chows, _chow2, _chow3, _chow4, _chow_tiles, _CHOW_PAIR_ORDER)
+        within: list = []
+        c["excluded_within"] = within
+        combos = _combine(v.chows, _chow2, _chow3, _chow4, _chow_tiles, _CHOW_PAIR_ORDER, within)
         numbered = [t for t in v.pungs if t < FIRST_HONOR]
         kongs = v.info.kong_tiles
         combos.update(_combine(numbered, _pung2, _pung3, _pung4,
-                               lambda t: (t,) * (4 if t in kongs else 3), ("double_pung",)))
+                               lambda t: (t,) * (4 if t in kongs else 3), ("double_pung",), within))
         c["combos"] = combos
     else:
         c["combos"] = {}
@@ -353,10 +366,6 @@ def _concealed_pungs(n: int):
 
 # ---------------------------------------------------------------------------------------------------------------
 # Whole-hand shapes
-
-
-def _std(v: View) -> bool:
-    return v.form == STANDARD
 
 
 def _all_pungs(v: View):

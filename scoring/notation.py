@@ -49,6 +49,8 @@ def _read_tiles(text: str, offset: int) -> list[tuple[str, int]]:
                 hint = f"; honors are upper case: did you mean '{ch.upper()}'?"
             elif ch in "[]|,":
                 hint = f"; '{ch}' is not expected here"
+            elif ch == "z":
+                hint = "; honors are letters here, not 1z-7z: E S W N for the winds, C F P for red, green, white"
             raise FanscanError(f"unexpected character {ch!r} at position {pos} ({_HINT}){hint}")
     if pending:
         raise FanscanError(

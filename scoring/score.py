@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .decomposition import CHOW, KIND_NAMES, KNITTED_SETS, Arrangement, arrangements, formal_waits, is_winning
+from .decomposition import CHOW, KIND_NAMES, KNITTED_SETS, arrangements, formal_waits, is_winning
 from .engine import Evaluation, HandInfo, View, evaluate_all, get_rule_set
 from .errors import FanscanError
 from .hand import Hand, WinContext, tile_counts, validate
@@ -65,7 +65,14 @@ class ArrangementLine:
         return {"form": self.form, "groups": [g.to_dict() for g in self.groups]}
 
     def text(self) -> str:
-        return " ".join(("(" if g.melded else "") + "".join(g.tiles) + (")" if g.melded else "") for g in self.groups)
+        """Compact notation of the groups, melded ones in parentheses: "(EEE) 123m 55p"."""
+        from .notation import _run_text
+
+        def one(g: GroupLine) -> str:
+            body = _run_text(sorted(INDEX[t] for t in g.tiles))
+            return f"({body})" if g.melded else body
+
+        return " ".join(one(g) for g in self.groups)
 
 
 @dataclass
@@ -231,11 +238,6 @@ def decompose(hand: Hand | str) -> list[ArrangementLine]:
     validate(h, need_win=True)
     info = HandInfo(h, h.context or WinContext())
     return [_arrangement_line(View(info, arr)) for arr in arrangements(info.concealed_counts, info.n_melds)]
-
-
-def raw_arrangements(concealed: list[str] | tuple[str, ...], n_melds: int = 0) -> tuple[Arrangement, ...]:
-    """Arrangements of concealed tiles (ids) given `n_melds` declared sets, as internal `Arrangement`s."""
-    return arrangements(tuple(tile_counts(concealed)), n_melds)
 
 
 def is_complete(concealed: list[str] | tuple[str, ...] | dict[str, int], n_melds: int = 0) -> bool:

@@ -65,6 +65,7 @@ def test_context_flags_extend_the_string(capsys) -> None:
     (["score", "[123m,1][345m,1]567m34sCC5s", "--flowers", "xyz"], "not a flower"),
     (["score", "123m456p789s24689s"], "not a winning hand"),
     (["waits", "123m456p789s1235s5s"], "13-tile"),
+    (["score", "no/such/hands.txt"], "no such file"),
 ])
 def test_user_errors_are_one_line_and_exit_nonzero(argv: list[str], message: str, capsys) -> None:
     code, out, err = run(argv, capsys)

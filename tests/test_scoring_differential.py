@@ -8,9 +8,11 @@ from collections import Counter
 
 import pytest
 
-from scoring import WinContext, format_hand, parse_hand, score
-from scoring.crosscheck import EXPLAINED, classify_difference, reference_score
+from scoring import FanscanError, Hand, WinContext, format_hand, is_complete, parse_hand, score
+from scoring.crosscheck import EXPLAINED, classify_difference, reference_is_winning, reference_score
+from scoring.hand import validate
 from scoring.random_hands import random_hand
+from scoring.tiles import PLAYING_TILE_IDS
 
 pytest.importorskip("MahjongGB")
 
@@ -42,3 +44,22 @@ def test_kong_differences_are_classified() -> None:
         assert ours.total - theirs_total == delta
         ours_fans = Counter({f.id: f.count for f in ours.fans})
         assert classify_difference(hand, ours_fans, theirs, ours.total, theirs_total) == category
+
+
+def test_completeness_agrees_with_the_reference_engine() -> None:
+    # complete hands with one standing tile replaced at random: complete or not, both engines must agree
+    rng = random.Random(99)
+    checked = 0
+    for _ in range(600):
+        hand = random_hand(rng)
+        standing = list(hand.standing)
+        standing[rng.randrange(len(standing))] = PLAYING_TILE_IDS[rng.randrange(34)]
+        changed = Hand(hand.melds, tuple(standing), hand.winning_tile, None)
+        try:
+            validate(changed)
+        except FanscanError:
+            continue  # five of a kind
+        ours = is_complete([*standing, hand.winning_tile], len(hand.melds))
+        assert ours == reference_is_winning(changed), format_hand(changed)
+        checked += 1
+    assert checked > 500

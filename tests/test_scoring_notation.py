@@ -92,6 +92,7 @@ def test_structured_form_is_validated() -> None:
 @pytest.mark.parametrize(("text", "message"), [
     ("123m456p789s123sEx", r"unexpected character 'x' at position 18"),
     ("123m456p789s123se", r"did you mean 'E'"),
+    ("123m456p789s12s77z", r"not 1z-7z"),
     ("123m456p789s12355", r"'12355' at position 13 have no suit"),
     ("103m456p789s12355s", r"'0' at position 2"),
     ("m123456p789s12355s", r"suit letter 'm' at position 1"),

@@ -20,7 +20,8 @@ XML = Path(__file__).parent / "fixtures" / "mcr" / "score_definition.xml"
 WIND_ZH = {"东": "E", "南": "S", "西": "W", "北": "N"}
 ALIASES = {"嵌张": "closed_wait", "单钓": "pair_wait", "单钓将": "pair_wait", "独听・边张": "edge_wait",
            "坎张": "closed_wait", "Two Dragons Pungs": "two_dragon_pungs"}
-HAND_RE = re.compile(r"^(?P<melds>(?:\[[^\]]+\]\s*)*?)\s*\[(?P<standing>[^\]]+)\](?P<how>自摸|点和)\[(?P<win>[^\]]+)\]$")
+HAND_RE = re.compile(
+    r"^(?P<melds>(?:\[[^\]]+\]\s*)*?)\s*\[(?P<standing>[^\]]+)\](?P<how>自摸|点和)\[(?P<win>[^\]]+)\]$")
 
 
 def _examples() -> list[tuple[str, str, Counter]]:

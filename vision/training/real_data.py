@@ -5,8 +5,11 @@ classifier input uses, just more photo around the tile), so that the train-time 
 input is a plain similarity around the centre (see `augment.patch_to_input`). Nothing is stretched: the 640x640
 photos are already stretched from the phone's aspect, and the crop keeps whatever aspect the box has.
 
-Loose boxes: the upstream augmentation rotated photos by up to 45 degrees, and the box of a rotated tile holds the
-tile plus background. They are kept (they teach rotation) except boxes too thin to be a tile at all (broken labels).
+Loose boxes: the upstream augmentation rotated and sheared three photos in four (their corners are filled black),
+and the box of a rotated tile holds the tile plus neighbours and background — unlike the tight boxes of the test
+photos and of a detector. In such a photo a box whose sides differ by less than 25 % is marked `loose` (a tile
+turned by more than about 10 degrees; an upright tile's box is clearly taller than wide); training samples loose
+patches rarely. Boxes too thin to be a tile at all (broken labels) are skipped.
 `none` patches are cut from the same photos away from every labelled box, and across the gap between two
 neighbouring labelled tiles (half of each): what a loose detection shows when it is not one tile.
 
@@ -33,6 +36,14 @@ from vision.yolo_data import LabelledImage, find_data_yaml, iter_split, read_cla
 STORE_SPEC = CropSpec(width=96, height=120, pad=0.35, border="replicate")
 MAX_ASPECT = 3.0  # a box more than 3x longer than wide is a broken label, not a tile
 MIN_SIDE_PX = 8.0
+LOOSE_ASPECT = 1.25  # in a rotated photo, a box with sides closer than this is a turned tile's loose box
+
+
+def is_rotated_photo(image: np.ndarray) -> bool:
+    """True when a corner of the photo is black fill: the upstream augmentation rotated or sheared it."""
+    grey = image.max(axis=2)
+    corners = (grey[:8, :8], grey[:8, -8:], grey[-8:, :8], grey[-8:, -8:])
+    return any(float(c.mean()) < 20 for c in corners)
 
 
 @dataclass
@@ -44,6 +55,11 @@ class PatchSet:
     groups: np.ndarray  # (N,) int64 index into `sources`; -1 for synthetic
     square: np.ndarray  # (N,) bool
     sources: list[str]
+    loose: np.ndarray | None = None  # (N,) bool: box of a tile in a rotated photo (see module doc)
+
+    def __post_init__(self) -> None:
+        if self.loose is None:
+            self.loose = np.zeros(len(self.labels), bool)
 
     @staticmethod
     def empty() -> PatchSet:
@@ -59,14 +75,24 @@ class PatchSet:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp.npz")
         np.savez(tmp, patches=self.patches, labels=self.labels, groups=self.groups, square=self.square,
-                 sources=np.array(self.sources, dtype=object))
+                 sources=np.array(self.sources, dtype=object), loose=self.loose)
         tmp.replace(path)
 
     @staticmethod
     def load(path: Path) -> PatchSet:
         data = np.load(path, allow_pickle=True)
         return PatchSet(data["patches"], data["labels"], data["groups"], data["square"],
-                        [str(s) for s in data["sources"]])
+                        [str(s) for s in data["sources"]], data.get("loose", None))
+
+    def subset(self, mask: np.ndarray) -> PatchSet:
+        return PatchSet(self.patches[mask], self.labels[mask], self.groups[mask], self.square[mask], self.sources,
+                        self.loose[mask])
+
+    @staticmethod
+    def concat(a: PatchSet, b: PatchSet) -> PatchSet:
+        return PatchSet(np.concatenate([a.patches, b.patches]), np.concatenate([a.labels, b.labels]),
+                        np.concatenate([a.groups, b.groups]), np.concatenate([a.square, b.square]),
+                        a.sources or b.sources, np.concatenate([a.loose, b.loose]))
 
 
 def source_of(image_path: Path) -> str:
@@ -138,7 +164,7 @@ def extract_split(
     names = read_class_names(find_data_yaml(split))
     table = guess_table(names)
     rng = np.random.default_rng(seed)
-    patches, labels, groups, square = [], [], [], []
+    patches, labels, groups, square, loose = [], [], [], [], []
     sources: dict[str, int] = {}
     images: list[LabelledImage] = list(iter_split(split))
     if limit_images is not None:
@@ -149,6 +175,7 @@ def extract_split(
             continue
         height, width = image.shape[:2]
         group = sources.setdefault(source_of(item.image_path), len(sources))
+        rotated = is_rotated_photo(image)
         kept: list[tuple[float, ...]] = []
         for box in item.boxes:
             x0, y0, x1, y1 = box.to_pixels(width, height)
@@ -161,15 +188,17 @@ def extract_split(
             groups.append(group)
             w, h = x1 - x0, y1 - y0
             square.append(max(w, h) / min(w, h) < 1.2)
+            loose.append(rotated and max(w, h) / min(w, h) < LOOSE_ASPECT)
         for x0, y0, x1, y1 in _none_boxes(kept, width, height, rng, none_per_image):
             if _usable(x0, y0, x1, y1):
                 patches.append(crop_quad(image, quad_from_box(x0, y0, x1, y1), STORE_SPEC))
                 labels.append(CLASS_INDEX[NONE])
                 groups.append(group)
                 square.append(False)
+                loose.append(False)
         if progress is not None and (number % 100 == 0 or number == len(images)):
             progress(f"real crops: {number}/{len(images)} images, {len(patches)} patches")
     if not patches:
         return PatchSet.empty()
     return PatchSet(np.stack(patches), np.array(labels, np.int64), np.array(groups, np.int64),
-                    np.array(square, bool), list(sources))
+                    np.array(square, bool), list(sources), np.array(loose, bool))

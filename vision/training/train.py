@@ -31,6 +31,8 @@ from vision.training.model import TileNet
 from vision.training.real_data import PatchSet, extract_split, is_validation_source
 from vision.training.renders import RENDER_VERSION, Renderer, background_photos, render_set
 
+REAL_VERSION = 2  # part of the cache key: bump when real-crop extraction changes
+
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
 INPUT_SPEC = CropSpec(width=64, height=80, pad=0.08)
@@ -64,6 +66,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--renders-per-tile", type=int, default=160, help="rendered patches per tile (flowers x2)")
     p.add_argument("--render-backs", type=int, default=2500)
     p.add_argument("--render-none", type=int, default=1500)
+    p.add_argument("--loose-weight", type=float, default=0.2, help="sampling weight of loose boxes (rotated photos)")
     p.add_argument("--limit-images", type=int, default=None, help="use only the first N photos (tests)")
     p.add_argument("--eval-every", type=int, default=500)
     p.add_argument("--checkpoint-every", type=int, default=250)
@@ -85,7 +88,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def prepare(args: argparse.Namespace) -> Data:
     """Real and rendered patches (cached), the source-photo validation split and class-balancing weights."""
-    key = f"seed{args.seed}-lim{args.limit_images}-{args.data.resolve().as_posix().replace('/', '_')[-60:]}"
+    where = args.data.resolve().as_posix().replace("/", "_")[-60:]
+    key = f"v{REAL_VERSION}-seed{args.seed}-lim{args.limit_images}-{where}"
     real_path = args.cache / f"real-{key}.npz"
     if real_path.exists():
         real = PatchSet.load(real_path)
@@ -106,19 +110,16 @@ def prepare(args: argparse.Namespace) -> Data:
     is_val = np.array([is_validation_source(s, args.val_fraction) for s in real.sources], bool)
     val_mask = is_val[real.groups] if len(real) else np.zeros(0, bool)
 
-    def subset(ps: PatchSet, mask: np.ndarray) -> PatchSet:
-        return PatchSet(ps.patches[mask], ps.labels[mask], ps.groups[mask], ps.square[mask], ps.sources)
-
-    train = subset(real, ~val_mask)
-    train = PatchSet(np.concatenate([train.patches, renders.patches]), np.concatenate([train.labels, renders.labels]),
-                     np.concatenate([train.groups, renders.groups]), np.concatenate([train.square, renders.square]),
-                     real.sources)
-    val = subset(real, val_mask)
+    train = PatchSet.concat(real.subset(~val_mask), renders)
+    val = real.subset(val_mask)
     counts = np.bincount(train.labels, minlength=len(CLASSES)).astype(float)
     # Square-root balancing: rare classes (flowers, seasons) come up more often without repeating them endlessly.
     weights = 1.0 / np.sqrt(np.maximum(counts[train.labels], 1.0))
+    # Loose boxes of rotated photos: some rotation robustness, but mostly the tight crops the test and detector give.
+    weights = np.where(train.loose, weights * args.loose_weight, weights)
     weights /= weights.sum()
-    log(f"data: {len(train)} train patches ({len(renders)} rendered), {len(val)} validation patches "
+    log(f"data: {len(train)} train patches ({len(renders)} rendered, {int(train.loose.sum())} loose), "
+        f"{len(val)} validation patches ({int(val.loose.sum())} loose) "
         f"from {int(is_val.sum())} of {len(real.sources)} source photos")
     return Data(train, val, weights)
 
@@ -134,7 +135,7 @@ def to_tensor(images: np.ndarray) -> torch.Tensor:
 def evaluate(model: torch.nn.Module, val: PatchSet) -> dict:
     """Top-1 on the held-out real patches, overall and per class."""
     if not len(val):
-        return {"top1": None, "n": 0, "per_class": {}}
+        return {"top1": None, "n": 0, "top1_tight": None, "n_tight": 0, "per_class": {}}
     model.eval()
     preds = []
     with torch.no_grad():
@@ -144,12 +145,15 @@ def evaluate(model: torch.nn.Module, val: PatchSet) -> dict:
     model.train()
     pred = np.concatenate(preds)
     correct = pred == val.labels
+    tight = ~val.loose
     per_class = {}
     for index, name in enumerate(CLASSES):
         mask = val.labels == index
         if mask.any():
             per_class[name] = {"n": int(mask.sum()), "top1": float(correct[mask].mean())}
-    return {"top1": float(correct.mean()), "n": len(val), "per_class": per_class}
+    return {"top1": float(correct.mean()), "n": len(val),
+            "top1_tight": float(correct[tight].mean()) if tight.any() else None, "n_tight": int(tight.sum()),
+            "per_class": per_class}
 
 
 def make_batch(data: Data, step: int, args: argparse.Namespace) -> tuple[torch.Tensor, torch.Tensor]:
@@ -213,8 +217,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"{rate * args.batch:.0f} img/s eta {eta / 60:.1f} min")
         if step % args.eval_every == 0 or step == args.steps:
             result = evaluate(model, data.val)
-            history.append({"step": step, "val_top1": result["top1"]})
-            log(f"validation (held-out source photos) at step {step}: top-1 {result['top1']} on {result['n']}")
+            history.append({"step": step, "val_top1": result["top1"], "val_top1_tight": result["top1_tight"]})
+            log(f"validation (held-out source photos) at step {step}: top-1 {result['top1']} on {result['n']}, "
+                f"{result['top1_tight']} on the {result['n_tight']} tight boxes")
         if step % args.checkpoint_every == 0 or step == args.steps:
             tmp = checkpoint_path.with_suffix(".tmp")
             torch.save({"model": model.state_dict(), "optimiser": optimiser.state_dict(),
