@@ -24,28 +24,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scoring import FanscanError, Hand, format_hand, is_complete, score  # noqa: E402
+from scoring import Hand, format_hand, is_complete, score  # noqa: E402
 from scoring.crosscheck import (  # noqa: E402
     EXPLAINED,
     classify_difference,
     reference_is_winning,
     reference_score,
 )
-from scoring.hand import validate  # noqa: E402
-from scoring.random_hands import random_hand  # noqa: E402
-from scoring.tiles import PLAYING_TILE_IDS  # noqa: E402
+from scoring.random_hands import random_hand, with_one_tile_replaced  # noqa: E402
 
 
 def _completeness(rng: random.Random, hand: Hand, report: dict) -> None:
     """The same hand with one standing tile replaced: do both engines agree whether it is complete?"""
-    standing = list(hand.standing)
-    standing[rng.randrange(len(standing))] = PLAYING_TILE_IDS[rng.randrange(34)]
-    changed = Hand(hand.melds, tuple(standing), hand.winning_tile, None)
-    try:
-        validate(changed)
-    except FanscanError:
+    changed = with_one_tile_replaced(rng, hand)
+    if changed is None:  # five of a kind
         return
-    agree = is_complete([*standing, hand.winning_tile], len(hand.melds)) == reference_is_winning(changed)
+    agree = is_complete(changed.concealed_tiles(), len(changed.melds)) == reference_is_winning(changed)
     done = report.setdefault("completeness", {"checked": 0, "disagree": 0, "examples": []})
     done["checked"] += 1
     if not agree:

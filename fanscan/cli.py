@@ -6,6 +6,7 @@ import argparse
 import importlib
 import sys
 
+from fanscan.usage_errors import one_line_errors
 from scoring.errors import FanscanError
 
 # Each entry is a module of this package that defines `add_parser(subparsers)` and `run(args) -> int`.
@@ -27,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers.required = True
     for name in COMMAND_MODULES:
         importlib.import_module(name).add_parser(subparsers)
-    return parser
+    return one_line_errors(parser)  # `fanscan scroe ...`: one line, as every user error
 
 
 def main(argv: list[str] | None = None) -> int:

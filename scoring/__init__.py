@@ -2,6 +2,7 @@
 
 Public API (see ENGINE.md):
     parse_hand(text) -> Hand              format_hand(hand) -> str
+    canonical_hand(hand) -> Hand          the same hand written one way (melds and standing tiles sorted)
     Hand, Meld, WinContext                dataclasses with to_dict / from_dict (the structured form)
     score(hand, context=None, rules="mcr") -> Score   (Score.to_dict() is the JSON)
     waits(hand13) -> list[str]            decompose(hand) -> list of arrangements
@@ -15,14 +16,15 @@ from . import (
 )
 from .engine import RULE_SETS, Fan, RuleSet, View, get_rule_set, register_rule_set
 from .errors import FanscanError
-from .hand import Hand, Meld, WinContext, validate
+from .hand import Hand, Meld, WinContext, canonical_hand, validate
 from .notation import format_hand, parse_hand
 from .score import Score, decompose, is_complete, score, waits
 
 decompositions = decompose
 
 __all__ = [
-    "RULE_SETS", "Fan", "FanscanError", "Hand", "Meld", "RuleSet", "Score", "View", "WinContext", "decompose",
+    "RULE_SETS", "Fan", "FanscanError", "Hand", "Meld", "RuleSet", "Score", "View", "WinContext", "canonical_hand",
+    "decompose",
     "decompositions", "format_hand", "get_rule_set", "is_complete", "parse_hand", "register_rule_set", "score",
     "validate", "waits",
 ]

@@ -11,16 +11,16 @@ Forms (RULES.md / Green Book):
   honors_knitted    14 single tiles from one knitted straight's 9 tiles and the 7 honours, no melds
 
 Speed: single-suit partitions and whole-hand results are memoised on count tuples (`memo`: a plain dict,
-cleared when full - unlike functools.lru_cache it adds no garbage-collected node per entry, and its keys and
-values are tuples the collector stops tracking, so a full collection stays cheap however many hands were
-scored); the completeness test (`is_winning`) uses the linear rule that the chows starting at a tile number
+oldest entries dropped when full - unlike functools.lru_cache it adds no garbage-collected node per entry,
+and its keys and values are tuples the collector stops tracking, so a full collection stays cheap however many
+hands were scored); the completeness test (`is_winning`) uses the linear rule that the chows starting at a tile number
 `count % 3` once earlier chows are taken away, so it never backtracks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import permutations, product
+from itertools import islice, permutations, product
 from typing import NamedTuple, TypeVar
 
 from .tiles import FIRST_HONOR, N_KINDS, TERMINALS_AND_HONORS
@@ -44,22 +44,28 @@ F = TypeVar("F", bound=Callable)
 
 
 def memo(limit: int) -> Callable[[F], F]:
-    """Memoise a function of hashable positional arguments in a dict of at most `limit` entries (cleared when
-    full). `fn.cache_clear()` empties it."""
+    """Memoise a function of hashable positional arguments in a dict of at most `limit` entries. When full, the
+    oldest sixteenth is dropped (first in, first out): freeing all entries at once would cost one unlucky call
+    a millisecond or more (thousands of tuples deallocated), the worst case of the scoring benchmark.
+    `fn.cache_clear()` empties it."""
+    evict = max(1, limit // 16)
 
     def decorate(fn):
         cache: dict = {}
 
         def wrapper(*args):
-            # one argument: the key is the argument itself (a flat tuple of ints, soon untracked by the GC)
-            key = args[0] if len(args) == 1 else args
+            # The key is a flat tuple of ints, which the garbage collector stops tracking the first time it sees
+            # it: the argument itself, or the first argument (a tuple of fixed length: 34 or 9 counts) with the
+            # others appended - a nested key would stay tracked until a full collection walks it.
+            key = args[0] if len(args) == 1 else (*args[0], *args[1:])
             try:
                 return cache[key]
             except KeyError:
                 pass
             value = fn(*args)
             if len(cache) >= limit:
-                cache.clear()
+                for old in list(islice(cache, evict)):  # dicts keep insertion order: the oldest first
+                    del cache[old]
             cache[key] = value
             return value
 
@@ -88,25 +94,25 @@ class Arrangement(NamedTuple):
 
 
 @memo(1 << 13)
-def _suit_partitions(counts: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    """All ways to split one suit's 9 counts into sets. A partition is a flat tuple of codes
-    `kind * 9 + rank index` (flat tuples of ints: the memo then holds nothing the GC keeps tracking)."""
+def _suit_partitions(counts: tuple[int, ...]) -> tuple[bytes, ...]:
+    """All ways to split one suit's 9 counts into sets. A partition is bytes of codes `kind * 9 + rank index`
+    (not a garbage-collected object: the memo then holds nothing the collector keeps tracking)."""
     first = next((i for i, c in enumerate(counts) if c), -1)
     if first < 0:
-        return ((),)
+        return (b"",)
     out: list[tuple[int, ...]] = []
     c = list(counts)
     if c[first] >= 3:
         c[first] -= 3
         for rest in _suit_partitions(tuple(c)):
-            out.append((PUNG * 9 + first, *rest))
+            out.append(bytes((PUNG * 9 + first,)) + rest)
         c[first] += 3
     if first <= 6 and c[first + 1] and c[first + 2]:
         c[first] -= 1
         c[first + 1] -= 1
         c[first + 2] -= 1
         for rest in _suit_partitions(tuple(c)):
-            out.append((CHOW * 9 + first, *rest))
+            out.append(bytes((CHOW * 9 + first,)) + rest)
     return tuple(out)
 
 
@@ -233,12 +239,16 @@ def _standard(counts: list[int], n_sets: int) -> list[tuple[tuple[tuple[int, int
     return out
 
 
-@memo(1 << 12)
-def _arrangements(counts: tuple[int, ...], n_melds: int) -> tuple[tuple, ...]:
-    """Every arrangement of a concealed part (34 counts) that completes a hand holding `n_melds` melds.
+_FORMS = (STANDARD, KNITTED_STRAIGHT, SEVEN_PAIRS, THIRTEEN_ORPHANS, HONORS_KNITTED)
+_NONE = 255  # "no pair" / "no knitted straight" in the packed form
 
-    Deterministic order for equal input: standard readings by pair tile, then knitted, then special forms.
-    Plain tuples (see `arrangements`)."""
+
+@memo(1 << 12)
+def _arrangements(counts: tuple[int, ...], n_melds: int) -> bytes:
+    """Every arrangement of a concealed part (34 counts) that completes a hand holding `n_melds` melds, packed
+    into bytes (see `_pack`).
+
+    Deterministic order for equal input: standard readings by pair tile, then knitted, then special forms."""
     c = list(counts)
     n_sets = 4 - n_melds
     out: list[Arrangement] = [Arrangement(STANDARD, tuple(sorted(s)), p) for s, p in _standard(c, n_sets)]
@@ -262,18 +272,43 @@ def _arrangements(counts: tuple[int, ...], n_melds: int) -> tuple[tuple, ...]:
                     singles = tuple(i for i in range(N_KINDS) if c[i])
                     out.append(Arrangement(HONORS_KNITTED, knitted=k, singles=singles))
                     break
-    # flat tuples of atoms (sets as kind, tile, kind, tile ...): see `memo` on the garbage collector
-    return tuple((a.form, tuple(x for st in a.sets for x in st), a.pair, a.knitted, a.singles) for a in out)
+    return _pack(out)
 
+
+def _pack(arrs: list[Arrangement]) -> bytes:
+    """Arrangements as bytes: per arrangement form, pair, knitted, number of sets, number of singles, then the
+    sets as (kind, tile) and the singles. Bytes are not garbage-collected objects: a memo full of them adds
+    nothing to Python's collections (nested tuples stay tracked until a full collection walks them - the
+    millisecond pauses of the scoring benchmark's worst hands)."""
+    out = bytearray()
+    for a in arrs:
+        out += bytes((_FORMS.index(a.form), _NONE if a.pair is None else a.pair,
+                      _NONE if a.knitted is None else a.knitted, len(a.sets), len(a.singles)))
+        for kind, tile in a.sets:
+            out += bytes((kind, tile))
+        out += bytes(a.singles)
+    return bytes(out)
 
 
 def arrangements(counts: tuple[int, ...], n_melds: int) -> tuple[Arrangement, ...]:
     """Every arrangement of a concealed part (34 counts) that completes a hand holding `n_melds` melds.
 
     Deterministic order for equal input: standard readings by pair tile, then knitted, then special forms.
-    (The memo keeps plain tuples, which the garbage collector stops tracking; they are wrapped here.)"""
-    return tuple(Arrangement(form, tuple(zip(flat[::2], flat[1::2], strict=True)), pair, knitted, singles)
-                 for form, flat, pair, knitted, singles in _arrangements(counts, n_melds))
+    (The memo keeps them packed in bytes, which the garbage collector never walks; they are unpacked here.)"""
+    data = _arrangements(counts, n_melds)
+    out = []
+    i, end = 0, len(data)
+    while i < end:
+        form, pair, knitted, n_sets, n_singles = data[i:i + 5]
+        i += 5
+        sets = tuple(zip(data[i:i + 2 * n_sets:2], data[i + 1:i + 2 * n_sets:2], strict=True))
+        i += 2 * n_sets
+        singles = tuple(data[i:i + n_singles])
+        i += n_singles
+        out.append(Arrangement(_FORMS[form], sets, None if pair == _NONE else pair,
+                               None if knitted == _NONE else knitted, singles))
+    return tuple(out)
+
 
 def _standard_ok(c: list[int], n_sets: int) -> bool:
     if sum(c) != 3 * n_sets + 2:

@@ -9,7 +9,7 @@ the highest total. See ENGINE.md for how to add a rule set.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .decomposition import (
@@ -80,6 +80,12 @@ class RuleSet:
     # winning shapes in the "not a winning hand" message.
     arrangements: Callable[[tuple[int, ...], int], tuple[Arrangement, ...]] | None = None
     shapes: str = "4 sets and a pair (or seven pairs, thirteen orphans, knitted tiles)"
+    # Wording for the fans a scored fan drops (`Fan.implies`): MCR non-repeat (a fan implies the fans it makes
+    # redundant); HK replacement (the tighter item of a family replaces the looser one). Used by explanations
+    # and listings, so that both rule sets read right.
+    dropped_heading: str = "not counted (non-repeat)"
+    dropped_by: str = "implied by"
+    drops: str = "implies"
 
     def fan(self, fan_id: str) -> Fan:
         return self._by_id[fan_id]
@@ -367,6 +373,8 @@ def evaluate(rules: RuleSet, view: View) -> Evaluation:
 def resolve_context(hand: Hand, context: WinContext | None) -> WinContext:
     ctx = context if context is not None else (hand.context or WinContext())
     check_context(hand, ctx)
+    if len(ctx.flowers) > 1 and list(ctx.flowers) != sorted(ctx.flowers):  # one order, however they were given
+        ctx = replace(ctx, flowers=tuple(sorted(ctx.flowers)))
     return ctx
 
 

@@ -133,16 +133,20 @@ class WinContext:
         return ctx
 
 
+_FLAGS = ("self_drawn", "last_of_kind", "last_tile", "kong_replacement", "robbing_kong", "flower_replacement",
+          "kong_on_kong", "first_tile")
+
+
 def check_context_fields(ctx: WinContext) -> None:
     """Context errors that do not depend on the tiles."""
     if ctx.prevalent_wind not in WINDS:
         raise FanscanError(f"prevalent wind {ctx.prevalent_wind!r} must be one of E, S, W, N")
     if ctx.seat_wind not in WINDS:
         raise FanscanError(f"seat wind {ctx.seat_wind!r} must be one of E, S, W, N")
-    flags = (ctx.self_drawn, ctx.last_of_kind, ctx.last_tile, ctx.kong_replacement, ctx.robbing_kong)
-    if not all(f is True or f is False for f in flags):
-        names = ("self_drawn", "last_of_kind", "last_tile", "kong_replacement", "robbing_kong")
-        bad = next(n for n, f in zip(names, flags, strict=True) if f is not True and f is not False)
+    flags = (ctx.self_drawn, ctx.last_of_kind, ctx.last_tile, ctx.kong_replacement, ctx.robbing_kong,
+             ctx.flower_replacement, ctx.kong_on_kong, ctx.first_tile)
+    if not all(f is True or f is False for f in flags):  # a JSON "yes" or 1 must not pass as true
+        bad = next(n for n, f in zip(_FLAGS, flags, strict=True) if f is not True and f is not False)
         raise FanscanError(f"win context {bad} must be true or false")
     if ctx.flowers:
         for f in ctx.flowers:
@@ -237,6 +241,30 @@ class Hand:
         return hand
 
 
+_KIND_ORDER = {CHOW: 0, PUNG: 1, KONG: 2}
+
+
+def canonical_hand(hand: Hand) -> Hand:
+    """The same hand written one way: melds in tile order (then chow, pung, kong; then claim index), standing
+    tiles in tile order, flowers in letter order; the winning tile stays the winning tile. Scores and
+    explanations are built from it, so that nothing in them depends on the order the hand was written in.
+    A hand with an unknown tile id is returned as it is (validation names the tile)."""
+    try:
+        standing = tuple(sorted(hand.standing, key=INDEX.__getitem__))
+        melds = hand.melds
+        if len(melds) > 1:
+            melds = tuple(sorted(melds, key=lambda m: (INDEX[m.tile], _KIND_ORDER[m.kind], m.concealed,
+                                                        m.claim or 0)))
+    except (KeyError, TypeError):
+        return hand
+    ctx = hand.context
+    if ctx is not None and len(ctx.flowers) > 1 and list(ctx.flowers) != sorted(ctx.flowers):
+        ctx = replace(ctx, flowers=tuple(sorted(ctx.flowers)))
+    if melds == hand.melds and standing == hand.standing and ctx is hand.context:
+        return hand
+    return Hand(melds, standing, hand.winning_tile, ctx)
+
+
 def tile_counts(tiles) -> list[int]:
     counts = [0] * N_KINDS
     for t in tiles:
@@ -271,10 +299,10 @@ def check_context(hand: Hand, ctx: WinContext) -> None:
     """Context flags against the tiles: refused when they cannot hold (RULES.md, win context)."""
     check_context_fields(ctx)
     win = hand.winning_tile
+    if ctx.kong_on_kong and hand.n_kongs < 2:  # first: kong on kong implies the replacement flag
+        raise FanscanError(f"kong on kong needs two kongs in the hand, this one has {hand.n_kongs}")
     if ctx.kong_replacement and hand.n_kongs == 0:
         raise FanscanError("out with replacement tile needs a kong in the hand")
-    if ctx.kong_on_kong and hand.n_kongs < 2:
-        raise FanscanError(f"kong on kong needs two kongs in the hand, this one has {hand.n_kongs}")
     if ctx.first_tile and hand.melds:
         raise FanscanError("a win on the first tile has no melds: nothing can be claimed or declared before it")
     if win is None:

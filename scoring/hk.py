@@ -20,16 +20,28 @@ how its items combine, and scoring/HK-RULINGS.md records every further decision 
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
-from .decomposition import CHOW, KONG, SEVEN_PAIRS, STANDARD, THIRTEEN_ORPHANS, Arrangement, arrangements
+from .decomposition import CHOW, SEVEN_PAIRS, STANDARD, THIRTEEN_ORPHANS, Arrangement, arrangements
 from .engine import Fan, RuleSet, View, register_rule_set
+from .patterns import (
+    WHOLE,
+    chow_tiles,
+    concealed_pung_tiles,
+    dragon_pungs,
+    groups_with_pair,
+    pung_tiles,
+    pungs_tiles,
+    seven_pairs,
+    thirteen_orphans,
+    tiles_within,
+    win_tile,
+    wind_pungs,
+)
 from .tiles import FIRST_DRAGON, FIRST_HONOR, GREEN, INDEX, N_KINDS, TERMINALS, TERMINALS_AND_HONORS, WINDS
 
 LIMIT = 18
-WHOLE = (None,)  # evidence: the whole hand
 NOT_CONNECTED = "not_connected"  # HK's own shape (3.2.4 Thirteen Not Connected and 3.2.5 Seven Stars)
 HK_FORMS = (STANDARD, SEVEN_PAIRS, THIRTEEN_ORPHANS)
 BLUE = frozenset({INDEX["8p"], INDEX["P"], *(INDEX[w] for w in WINDS)})  # 2.1.9 All Blue
@@ -86,10 +98,13 @@ def _not_connected(counts: tuple[int, ...]) -> bool:
     return not any(counts[i] and counts[i + 1] for s in range(3) for i in range(9 * s, 9 * s + 8))
 
 
-@lru_cache(maxsize=1 << 14)
 def hk_arrangements(counts: tuple[int, ...], n_melds: int) -> tuple[Arrangement, ...]:
     """The readings of the concealed part that are winning shapes under HK: the engine's standard, seven-pairs
-    and thirteen-orphans readings, plus the not-connected shape (its tiles listed as singles)."""
+    and thirteen-orphans readings, plus the not-connected shape (its tiles listed as singles).
+
+    Not memoised itself: `arrangements` is (as flat tuples the garbage collector stops tracking); a cache of
+    `Arrangement` objects here held tens of thousands of tracked tuples, which made every full collection
+    walk them (7 ms pauses in the HK benchmark), to save a few microseconds a hand."""
     out = tuple(a for a in arrangements(counts, n_melds) if a.form in HK_FORMS)
     if n_melds == 0 and _not_connected(counts):
         out += (Arrangement(NOT_CONNECTED, singles=tuple(i for i in range(N_KINDS) if counts[i])),)
@@ -130,44 +145,20 @@ def _std(predicate):
     return wrapped
 
 
-def _chow_tiles(t: int) -> tuple[int, ...]:
-    return (t, t + 1, t + 2)
-
-
-def _pung_tiles(v: View, t: int) -> tuple[int, ...]:
-    return (t,) * (4 if t in v.info.kong_tiles else 3)
-
-
 def _numbered_pungs(v: View) -> list[int]:
     return [t for t in v.pungs if t < FIRST_HONOR]
 
 
-def _wind_pungs(v: View) -> list[int]:
-    return [t for t in v.pungs if FIRST_HONOR <= t < FIRST_DRAGON]
-
-
-def _dragon_pungs(v: View) -> list[int]:
-    return [t for t in v.pungs if t >= FIRST_DRAGON]
-
-
-def _pungs_ev(v: View, pungs) -> tuple[int, ...]:
-    return tuple(x for t in pungs for x in _pung_tiles(v, t))
-
-
 def _chows_ev(chows) -> tuple[int, ...]:
-    return tuple(x for t in chows for x in _chow_tiles(t))
+    return tuple(x for t in chows for x in chow_tiles(t))
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # 1.1 Win-related items (the win context; the photo cannot show it)
 
 
-def _win(v: View):
-    return ((v.info.win,),)
-
-
 def _self_draw(v: View):
-    return _win(v) if v.info.ctx.self_drawn else ()
+    return win_tile(v) if v.info.ctx.self_drawn else ()
 
 
 def _concealed_hand(v: View):
@@ -181,25 +172,25 @@ def _fully_concealed_hand(v: View):
 
 def _win_on_kong(v: View):
     ctx = v.info.ctx
-    return _win(v) if ctx.kong_replacement or ctx.flower_replacement else ()
+    return win_tile(v) if ctx.kong_replacement or ctx.flower_replacement else ()
 
 
 def _rob_a_kong(v: View):
-    return _win(v) if v.info.ctx.robbing_kong else ()
+    return win_tile(v) if v.info.ctx.robbing_kong else ()
 
 
 def _kong_on_kong(v: View):
-    return _win(v) if v.info.ctx.kong_on_kong else ()
+    return win_tile(v) if v.info.ctx.kong_on_kong else ()
 
 
 def _final_draw(v: View):
     ctx = v.info.ctx
-    return _win(v) if ctx.last_tile and ctx.self_drawn else ()
+    return win_tile(v) if ctx.last_tile and ctx.self_drawn else ()
 
 
 def _final_discard(v: View):
     ctx = v.info.ctx
-    return _win(v) if ctx.last_tile and not ctx.self_drawn else ()
+    return win_tile(v) if ctx.last_tile and not ctx.self_drawn else ()
 
 
 def _bless_of_heaven(v: View):
@@ -240,12 +231,6 @@ def _ranks_within(lo: int, hi: int):
         f = _facts(v)
         return WHOLE if f["numbered_only"] and lo <= min(f["ranks"]) and max(f["ranks"]) <= hi else ()
     predicate.__name__ = f"_ranks_{lo}_{hi}"
-    return predicate
-
-
-def _tiles_within(allowed: frozenset):
-    def predicate(v: View):
-        return WHOLE if v.info.tiles <= allowed else ()
     return predicate
 
 
@@ -325,26 +310,15 @@ def _four_in_one_of(kind: str):
     return predicate
 
 
-def _groups_with_pair(v: View) -> list[tuple[int, ...]]:
-    """The tiles of every set and of the pair (one entry per set)."""
-    out = [_chow_tiles(t) if k == CHOW else (t,) for k, t, _, _ in v.groups]
-    out.append((v.pair,))
-    return out
-
-
-@_std
-def _mixed_less_terminals(v: View):
-    # every set and the pair hold a terminal or an honour; some tile is neither (there is a chow)
-    if v.chows and all(any(x in TERMINALS_AND_HONORS for x in g) for g in _groups_with_pair(v)):
-        return WHOLE
-    return ()
-
-
-@_std
-def _pure_less_terminals(v: View):
-    if v.chows and all(any(x in TERMINALS for x in g) for g in _groups_with_pair(v)):
-        return WHOLE
-    return ()
+def _less_terminals(allowed: frozenset):
+    """Mixed / Pure Less Terminals: every set and the pair hold a tile of `allowed` (terminals, or terminals and
+    honours); some tile is not one (there is a chow - else it is Mixed or Pure Terminals)."""
+    @_std
+    def predicate(v: View):
+        if v.chows and all(any(x in allowed for x in g) for g in groups_with_pair(v)):
+            return WHOLE
+        return ()
+    return predicate
 
 
 @_std
@@ -371,7 +345,7 @@ def _all_triplets(v: View):
 def _three_pungs(v: View, test) -> tuple:
     for trio in combinations(_numbered_pungs(v), 3):
         if test(*trio):
-            return (_pungs_ev(v, trio),)
+            return (pungs_tiles(v, trio),)
     return ()
 
 
@@ -385,9 +359,9 @@ def _mixed_shifted_triplets(v: View):
 
 @_std
 def _small_three_winds(v: View):
-    w = _wind_pungs(v)
+    w = wind_pungs(v)
     if len(w) >= 2 and FIRST_HONOR <= v.pair < FIRST_DRAGON:
-        return ((*_pungs_ev(v, w[:2]), v.pair, v.pair),)
+        return ((*pungs_tiles(v, w[:2]), v.pair, v.pair),)
     return ()
 
 
@@ -396,7 +370,7 @@ _TYPE_OF = tuple(i // 9 if i < FIRST_HONOR else 3 if i < FIRST_DRAGON else 4 for
 
 @_std
 def _all_types(v: View):
-    types = [_TYPE_OF[g[0]] for g in _groups_with_pair(v)]
+    types = [_TYPE_OF[g[0]] for g in groups_with_pair(v)]
     return WHOLE if len(set(types)) == 5 else ()
 
 
@@ -436,29 +410,29 @@ def _all_linked(v: View):
 
 @_std
 def _small_three_dragons(v: View):
-    d = _dragon_pungs(v)
+    d = dragon_pungs(v)
     if len(d) == 2 and v.pair >= FIRST_DRAGON:
-        return ((*_pungs_ev(v, d), v.pair, v.pair),)
+        return ((*pungs_tiles(v, d), v.pair, v.pair),)
     return ()
 
 
 @_std
 def _big_three_winds(v: View):
-    w = _wind_pungs(v)
-    return (_pungs_ev(v, w),) if len(w) >= 3 else ()
+    w = wind_pungs(v)
+    return (pungs_tiles(v, w),) if len(w) >= 3 else ()
 
 
 @_std
 def _big_three_dragons(v: View):
-    d = _dragon_pungs(v)
-    return (_pungs_ev(v, d),) if len(d) == 3 else ()
+    d = dragon_pungs(v)
+    return (pungs_tiles(v, d),) if len(d) == 3 else ()
 
 
 @_std
 def _small_four_winds(v: View):
-    w = _wind_pungs(v)
+    w = wind_pungs(v)
     if len(w) == 3 and FIRST_HONOR <= v.pair < FIRST_DRAGON:
-        return ((*_pungs_ev(v, w), v.pair, v.pair),)
+        return ((*pungs_tiles(v, w), v.pair, v.pair),)
     return ()
 
 
@@ -468,7 +442,7 @@ def _four_ladies(v: View):
     for trio in combinations(_numbered_pungs(v), 3):
         a, b, c = trio
         if a // 9 == c // 9 and b == a + 1 and c == a + 2 and a in v.chows:
-            return ((*_pungs_ev(v, trio), *_chow_tiles(a)),)
+            return ((*pungs_tiles(v, trio), *chow_tiles(a)),)
     return ()
 
 
@@ -488,8 +462,8 @@ def _nine_gates(v: View):
 
 @_std
 def _big_four_winds(v: View):
-    w = _wind_pungs(v)
-    return (_pungs_ev(v, w),) if len(w) == 4 else ()
+    w = wind_pungs(v)
+    return (pungs_tiles(v, w),) if len(w) == 4 else ()
 
 
 @_std
@@ -501,21 +475,17 @@ def _all_honors(v: View):
 def _double_triplets(v: View):
     # each match: every two pungs (or kongs) of one number in two suits (R11: three suits = three matches)
     p = _numbered_pungs(v)
-    return tuple(_pungs_ev(v, (a, b)) for a, b in combinations(p, 2) if a % 9 == b % 9 and a // 9 != b // 9)
-
-
-def _concealed_pungs_ev(v: View) -> tuple[int, ...]:
-    return tuple(x for k, t, _, concealed in v.groups if concealed for x in (t,) * (4 if k == KONG else 3))
+    return tuple(pungs_tiles(v, (a, b)) for a, b in combinations(p, 2) if a % 9 == b % 9 and a // 9 != b // 9)
 
 
 @_std
 def _three_concealed_triplets(v: View):
-    return (_concealed_pungs_ev(v),) if v.concealed_pungs >= 3 else ()
+    return (concealed_pung_tiles(v),) if v.concealed_pungs >= 3 else ()
 
 
 @_std
 def _four_concealed_triplets(v: View):
-    return (_concealed_pungs_ev(v),) if v.concealed_pungs == 4 else ()
+    return (concealed_pung_tiles(v),) if v.concealed_pungs == 4 else ()
 
 
 def _kongs(n: int):
@@ -554,13 +524,13 @@ def _terminal_triplet_pairs(v: View) -> list[int]:
 @_std
 def _two_terminal_triplets(v: View):
     suits = _terminal_triplet_pairs(v)
-    return (_pungs_ev(v, (9 * suits[0], 9 * suits[0] + 8)),) if suits else ()
+    return (pungs_tiles(v, (9 * suits[0], 9 * suits[0] + 8)),) if suits else ()
 
 
 @_std
 def _double_two_terminal_triplets(v: View):
     suits = _terminal_triplet_pairs(v)
-    return (_pungs_ev(v, [9 * s + r for s in suits for r in (0, 8)]),) if len(suits) >= 2 else ()
+    return (pungs_tiles(v, [9 * s + r for s in suits for r in (0, 8)]),) if len(suits) >= 2 else ()
 
 
 @_std
@@ -572,18 +542,14 @@ def _value_honor(v: View):
     out = []
     for t in v.pungs:
         if t >= FIRST_DRAGON:
-            out.append(_pung_tiles(v, t))
+            out.append(pung_tiles(v, t))
         else:
-            out.extend(_pung_tiles(v, t) for w in (seat, prevalent) if t == w)
+            out.extend(pung_tiles(v, t) for w in (seat, prevalent) if t == w)
     return tuple(out)
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # 3.2 Special patterns: the other shapes
-
-
-def _seven_pairs(v: View):
-    return WHOLE if v.form == SEVEN_PAIRS else ()
 
 
 def _big_seven_pairs(v: View):
@@ -604,10 +570,6 @@ def _thirteen_not_connected(v: View):
 
 def _seven_stars(v: View):
     return WHOLE if v.form == NOT_CONNECTED and v.info.tiles >= ALL_HONORS else ()
-
-
-def _thirteen_orphans(v: View):
-    return WHOLE if v.form == THIRTEEN_ORPHANS else ()
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -640,11 +602,11 @@ _ROWS: list[tuple] = [
     ("2.1.5", "small_tiles", "Small Tiles", "小於六", 3, _ranks_within(1, 5), "Numbered tiles 1-5 only."),
     ("2.1.6", "medium_tiles", "Medium Tiles", "全中", 3, _ranks_within(3, 7), "Numbered tiles 3-7 only."),
     ("2.1.7", "big_tiles", "Big Tiles", "大於四", 3, _ranks_within(5, 9), "Numbered tiles 5-9 only."),
-    ("2.1.8", "all_green", "All Green", "綠一色", 6, _tiles_within(GREEN), "2 3 4 6 8 bamboo and green dragon only."),
-    ("2.1.9", "all_blue", "All Blue", "藍一色", 12, _tiles_within(BLUE), "8 dots, white dragon and winds only."),
+    ("2.1.8", "all_green", "All Green", "綠一色", 6, tiles_within(GREEN), "2 3 4 6 8 bamboo and green dragon only."),
+    ("2.1.9", "all_blue", "All Blue", "藍一色", 12, tiles_within(BLUE), "8 dots, white dragon and winds only."),
     ("2.1.10", "mixed_terminals", "Mixed Terminals", "混么九", 9, _mixed_terminals,
      "Terminals and honours only (seed: '3.1.10')."),
-    ("2.1.11", "pure_terminals", "Pure Terminals", "清么九", LIMIT, _tiles_within(TERMINALS), "Terminals only."),
+    ("2.1.11", "pure_terminals", "Pure Terminals", "清么九", LIMIT, tiles_within(TERMINALS), "Terminals only."),
     ("2.1.12", "three_numbers", "Three Numbers", "三數", 6, _n_numbers(3), "Numbered tiles of three numbers."),
     ("2.1.13", "two_numbers", "Two Numbers", "二數", 12, _n_numbers(2), "Numbered tiles of two numbers."),
     ("3.1.1", "all_sequences", "All Sequences", "平糊", 1, _all_sequences, "Four chows and a pair."),
@@ -659,9 +621,10 @@ _ROWS: list[tuple] = [
      "Four of one tile across two chows and the pair (per tile)."),
     ("3.1.7", "big_four_in_one", "Big Four in One", "大四歸一", 6, _four_in_one_of("big"),
      "Four of one tile across four chows (per tile)."),
-    ("3.1.8", "mixed_less_terminals", "Mixed Less Terminals and Honors", "混全帶么", 2, _mixed_less_terminals,
+    ("3.1.8", "mixed_less_terminals", "Mixed Less Terminals and Honors", "混全帶么", 2,
+     _less_terminals(TERMINALS_AND_HONORS),
      "A terminal or honour in every set and the pair; not all terminals and honours."),
-    ("3.1.9", "pure_less_terminals", "Pure Less Terminals", "純全帶么", 3, _pure_less_terminals,
+    ("3.1.9", "pure_less_terminals", "Pure Less Terminals", "純全帶么", 3, _less_terminals(TERMINALS),
      "A terminal in every set and the pair; not all terminals."),
     ("3.1.10", "pure_straight", "Pure Straight", "清龍", 3, _pure_straight, "Chows 123, 456, 789 of one suit."),
     ("3.1.11", "pure_shifted_sequences", "Pure Shifted Sequences", "一色三步高", 3, _pure_shifted_sequences,
@@ -717,7 +680,7 @@ _ROWS: list[tuple] = [
      _double_two_terminal_triplets, "Pungs of 1 and 9 in two suits (seed: '3.1.35')."),
     ("3.1.38", "value_honor", "Value Honor", "番子", 1, _value_honor,
      "Each dragon pung, seat-wind pung and prevalent-wind pung; 2 for a wind that is both (seed: '3.1.36')."),
-    ("3.2.1", "seven_pairs", "Seven Pairs", "七對子", 6, _seven_pairs, "Seven pairs."),
+    ("3.2.1", "seven_pairs", "Seven Pairs", "七對子", 6, seven_pairs, "Seven pairs."),
     ("3.2.2", "big_seven_pairs", "Big Seven Pairs", "豪華七對", 9, _big_seven_pairs,
      "Seven pairs, two of them identical (a four of a kind)."),
     ("3.2.3", "seven_honour_pairs", "Seven Honour Pairs", "字七對", LIMIT, _seven_honour_pairs,
@@ -726,7 +689,7 @@ _ROWS: list[tuple] = [
      "14 different tiles, no two of one suit with consecutive numbers."),
     ("3.2.5", "seven_stars", "Seven Stars", "七星不靠", 6, _seven_stars,
      "Thirteen not connected with one of each honour."),
-    ("3.2.6", "thirteen_orphans", "Thirteen Orphans", "十三么", LIMIT, _thirteen_orphans,
+    ("3.2.6", "thirteen_orphans", "Thirteen Orphans", "十三么", LIMIT, thirteen_orphans,
      "One of each terminal and honour, one of them twice."),
 ]
 
@@ -763,7 +726,9 @@ def make_rule_set(replaces: dict[str, tuple[str, ...]] = REPLACES, name: str = "
     )
     return RuleSet(name=name, title=title, fans=fans, minimum=None, cap=LIMIT, prepare=_prepare,
                    arrangements=hk_arrangements,
-                   shapes="4 sets and a pair (or seven pairs, thirteen orphans, thirteen not connected)")
+                   shapes="4 sets and a pair (or seven pairs, thirteen orphans, thirteen not connected)",
+                   dropped_heading="not counted (replaced by a tighter item of its family)",
+                   dropped_by="replaced by", drops="replaces")
 
 
 HK = register_rule_set(make_rule_set())

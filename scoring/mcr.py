@@ -15,9 +15,23 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from .decomposition import CHOW, HONORS_KNITTED, KNITTED_STRAIGHT, SEVEN_PAIRS, STANDARD, THIRTEEN_ORPHANS
+from .decomposition import CHOW, HONORS_KNITTED, KNITTED_STRAIGHT, SEVEN_PAIRS, STANDARD
 from .engine import Fan, RuleSet, View, register_rule_set
 from .hand import WinContext
+from .patterns import (
+    WHOLE,
+    chow_tiles,
+    concealed_pung_tiles,
+    dragon_pungs,
+    groups_with_pair,
+    pung_tiles,
+    pungs_tiles,
+    seven_pairs,
+    thirteen_orphans,
+    tiles_within,
+    win_tile,
+    wind_pungs,
+)
 from .tiles import (
     FIRST_DRAGON,
     FIRST_HONOR,
@@ -30,12 +44,7 @@ from .tiles import (
     WINDS,
 )
 
-WHOLE = (None,)  # evidence: the whole hand
 BASIC_FORMS = (STANDARD, KNITTED_STRAIGHT)
-
-
-def _chow_tiles(t: int) -> tuple[int, ...]:
-    return (t, t + 1, t + 2)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -197,7 +206,7 @@ def _prepare(v: View) -> None:
     if v.form in BASIC_FORMS:
         within: list = []
         c["excluded_within"] = within
-        combos = _combine(v.chows, _chow2, _chow3, _chow4, _chow_tiles, _CHOW_PAIR_ORDER, within)
+        combos = _combine(v.chows, _chow2, _chow3, _chow4, chow_tiles, _CHOW_PAIR_ORDER, within)
         numbered = [t for t in v.pungs if t < FIRST_HONOR]
         kongs = v.info.kong_tiles
         combos.update(_combine(numbered, _pung2, _pung3, _pung4,
@@ -240,61 +249,48 @@ def _combo(fan_id: str):
 # Honour pungs
 
 
-def _pt(v: View, t: int) -> tuple[int, ...]:
-    """Tiles of the pung or kong of tile t."""
-    return (t,) * (4 if t in v.info.kong_tiles else 3)
-
-
-def _wind_pungs(v: View) -> list[int]:
-    return [t for t in v.pungs if FIRST_HONOR <= t < FIRST_DRAGON]
-
-
-def _dragon_pungs(v: View) -> list[int]:
-    return [t for t in v.pungs if t >= FIRST_DRAGON]
-
-
 def _big_four_winds(v: View):
-    w = _wind_pungs(v)
-    return (tuple(x for t in w for x in _pt(v, t)),) if len(w) == 4 else ()
+    w = wind_pungs(v)
+    return (pungs_tiles(v, w),) if len(w) == 4 else ()
 
 
 def _little_four_winds(v: View):
-    w = _wind_pungs(v)
+    w = wind_pungs(v)
     if len(w) == 3 and v.pair is not None and FIRST_HONOR <= v.pair < FIRST_DRAGON:
-        return ((*(x for t in w for x in _pt(v, t)), v.pair, v.pair),)
+        return ((*pungs_tiles(v, w), v.pair, v.pair),)
     return ()
 
 
 def _big_three_winds(v: View):
-    w = _wind_pungs(v)
-    return (tuple(x for t in w[:3] for x in _pt(v, t)),) if len(w) >= 3 else ()
+    w = wind_pungs(v)
+    return (pungs_tiles(v, w[:3]),) if len(w) >= 3 else ()
 
 
 def _big_three_dragons(v: View):
-    d = _dragon_pungs(v)
-    return (tuple(x for t in d for x in _pt(v, t)),) if len(d) == 3 else ()
+    d = dragon_pungs(v)
+    return (pungs_tiles(v, d),) if len(d) == 3 else ()
 
 
 def _little_three_dragons(v: View):
-    d = _dragon_pungs(v)
+    d = dragon_pungs(v)
     if len(d) == 2 and v.pair is not None and v.pair >= FIRST_DRAGON:
-        return ((*(x for t in d for x in _pt(v, t)), v.pair, v.pair),)
+        return ((*pungs_tiles(v, d), v.pair, v.pair),)
     return ()
 
 
 def _two_dragon_pungs(v: View):
-    d = _dragon_pungs(v)
-    return (tuple(x for t in d[:2] for x in _pt(v, t)),) if len(d) >= 2 else ()
+    d = dragon_pungs(v)
+    return (pungs_tiles(v, d[:2]),) if len(d) >= 2 else ()
 
 
 def _dragon_pung(v: View):
-    return tuple(_pt(v, t) for t in _dragon_pungs(v))
+    return tuple(pung_tiles(v, t) for t in dragon_pungs(v))
 
 
 def _wind_of(name: str):
     def predicate(v: View):
         w = FIRST_HONOR + WINDS.index(getattr(v.info.ctx, name))
-        return (_pt(v, w),) if w in v.pungs else ()
+        return (pung_tiles(v, w),) if w in v.pungs else ()
     return predicate
 
 
@@ -302,12 +298,12 @@ def _pung_of_terminals(v: View):
     """Pungs of terminals or honours that no honour fan has used: dragon pungs always score a dragon fan, wind
     pungs score Prevalent/Seat Wind or, three or more, a wind family fan (their own pungs only, RULES.md)."""
     ctx = v.info.ctx
-    winds = _wind_pungs(v)
+    winds = wind_pungs(v)
     used = {FIRST_HONOR + WINDS.index(ctx.prevalent_wind), FIRST_HONOR + WINDS.index(ctx.seat_wind)}
     out = []
     for t in v.pungs:
         if t in TERMINALS or (FIRST_HONOR <= t < FIRST_DRAGON and len(winds) < 3 and t not in used):
-            out.append(_pt(v, t))
+            out.append(pung_tiles(v, t))
     if out and _nine_gates(v):
         out = out[1:]  # Nine Gates implies one pung of terminals (score_definition.xml)
     return tuple(out)
@@ -360,7 +356,7 @@ def _concealed_pungs(n: int):
         ck = v.info.concealed_kongs
         if t == ck and ck <= 2:
             return ()  # the concealed pungs are exactly the concealed kongs already scored as such (seed 003)
-        return (tuple(x for k, tile, _, c in v.groups if c for x in (tile,) * (4 if k == 2 else 3)),)
+        return (concealed_pung_tiles(v),)
     return predicate
 
 
@@ -382,12 +378,7 @@ def _all_chows(v: View):
 
 def _group_all(v: View, test) -> bool:
     """Every set and the pair satisfy `test(tiles)` (standard form only)."""
-    if v.form != STANDARD:
-        return False
-    for k, t, _, _ in v.groups:
-        if not test(_chow_tiles(t) if k == CHOW else (t,)):
-            return False
-    return test((v.pair,))
+    return v.form == STANDARD and all(test(g) for g in groups_with_pair(v))
 
 
 def _outside_hand(v: View):
@@ -439,10 +430,6 @@ def _nine_gates(v: View):
     return WHOLE if hit else ()
 
 
-def _seven_pairs(v: View):
-    return WHOLE if v.form == SEVEN_PAIRS else ()
-
-
 def _seven_shifted_pairs(v: View):
     if v.form != SEVEN_PAIRS:
         return ()
@@ -450,10 +437,6 @@ def _seven_shifted_pairs(v: View):
     if len(tiles) == 7 and tiles[-1] < FIRST_HONOR and tiles[0] // 9 == tiles[-1] // 9 and tiles[-1] - tiles[0] == 6:
         return WHOLE
     return ()
-
-
-def _thirteen_orphans(v: View):
-    return WHOLE if v.form == THIRTEEN_ORPHANS else ()
 
 
 def _greater_honors_knitted(v: View):
@@ -478,12 +461,6 @@ def _knitted_straight(v: View):
 
 def _facts(v: View) -> dict[str, Any]:
     return v.info.cache["tiles"]
-
-
-def _all_within(allowed: frozenset):
-    def predicate(v: View):
-        return WHOLE if v.info.tiles <= allowed else ()
-    return predicate
 
 
 def _ranks_within(lo: int, hi: int):
@@ -546,33 +523,29 @@ def _ctx(v: View) -> WinContext:
     return v.info.ctx
 
 
-def _win(v: View) -> tuple[tuple[int], ...]:
-    return ((v.info.win,),)
-
-
 def _self_drawn(v: View):
-    return _win(v) if _ctx(v).self_drawn else ()
+    return win_tile(v) if _ctx(v).self_drawn else ()
 
 
 def _last_tile_draw(v: View):
-    return _win(v) if _ctx(v).self_drawn and _ctx(v).last_tile else ()
+    return win_tile(v) if _ctx(v).self_drawn and _ctx(v).last_tile else ()
 
 
 def _last_tile_claim(v: View):
-    return _win(v) if not _ctx(v).self_drawn and _ctx(v).last_tile else ()
+    return win_tile(v) if not _ctx(v).self_drawn and _ctx(v).last_tile else ()
 
 
 def _replacement(v: View):
-    return _win(v) if _ctx(v).kong_replacement else ()
+    return win_tile(v) if _ctx(v).kong_replacement else ()
 
 
 def _robbing(v: View):
-    return _win(v) if _ctx(v).robbing_kong else ()
+    return win_tile(v) if _ctx(v).robbing_kong else ()
 
 
 def _last_of_kind(v: View):
     # Said by the user, or implied when the hand's own exposed melds show the other three copies (RULES.md).
-    return _win(v) if _ctx(v).last_of_kind or v.info.win_in_exposed == 3 else ()
+    return win_tile(v) if _ctx(v).last_of_kind or v.info.win_in_exposed == 3 else ()
 
 
 def _concealed_hand(v: View):
@@ -617,7 +590,7 @@ def _wait_kind(v: View) -> str | None:
 
 def _wait(fan_id: str):
     def predicate(v: View):
-        return _win(v) if _wait_kind(v) == fan_id else ()
+        return win_tile(v) if _wait_kind(v) == fan_id else ()
     return predicate
 
 
@@ -642,13 +615,13 @@ _ROWS: list[tuple] = [
      ("big_three_winds", "all_pungs", "prevalent_wind", "seat_wind", "little_four_winds"), ()),
     ("big_three_dragons", "Big Three Dragons", "大三元", 88, "DASANYUAN", _big_three_dragons,
      ("two_dragon_pungs", "dragon_pung"), ()),
-    ("all_green", "All Green", "绿一色", 88, "LVYISE", _all_within(GREEN), ("half_flush",), ()),
+    ("all_green", "All Green", "绿一色", 88, "LVYISE", tiles_within(GREEN), ("half_flush",), ()),
     ("nine_gates", "Nine Gates", "九莲宝灯", 88, "JIULIANBAODENG", _nine_gates,
      ("full_flush", "fully_concealed_hand", "concealed_hand", "no_honors"), ("pung_of_terminals",)),
     ("four_kongs", "Four Kongs", "四杠", 88, "SIGANG", _n_kongs(4), ("all_pungs", "pair_wait"), ()),
     ("seven_shifted_pairs", "Seven Shifted Pairs", "连七对", 88, "LIANQIDUI", _seven_shifted_pairs,
      ("full_flush", "seven_pairs", "fully_concealed_hand", "concealed_hand", "no_honors", "pair_wait"), ()),
-    ("thirteen_orphans", "Thirteen Orphans", "十三幺", 88, "SHISANYAO", _thirteen_orphans,
+    ("thirteen_orphans", "Thirteen Orphans", "十三幺", 88, "SHISANYAO", thirteen_orphans,
      ("all_terminals_and_honors", "all_types", "fully_concealed_hand", "concealed_hand", "pair_wait"), ()),
     # 64
     ("all_terminals", "All Terminals", "清幺九", 64, "QINGYAOJIU", _all_terminals,
@@ -676,7 +649,7 @@ _ROWS: list[tuple] = [
     ("all_terminals_and_honors", "All Terminals and Honors", "混幺九", 32, "HUNYAOJIU", _all_terminals_and_honors,
      ("all_pungs", "outside_hand", "pung_of_terminals"), ()),
     # 24
-    ("seven_pairs", "Seven Pairs", "七对", 24, "QIDUI", _seven_pairs,
+    ("seven_pairs", "Seven Pairs", "七对", 24, "QIDUI", seven_pairs,
      ("fully_concealed_hand", "concealed_hand", "pair_wait"), ()),
     ("greater_honors_knitted", "Greater Honors and Knitted Tiles", "七星不靠", 24, "QIXINGBUKAO",
      _greater_honors_knitted, ("lesser_honors_knitted", "all_types", "fully_concealed_hand", "concealed_hand"), ()),
@@ -709,7 +682,7 @@ _ROWS: list[tuple] = [
     ("big_three_winds", "Big Three Winds", "三风刻", 12, "SANFENGKE", _big_three_winds, (), ("pung_of_terminals",)),
     # 8
     ("mixed_straight", "Mixed Straight", "花龙", 8, "HUALONG", _combo("mixed_straight"), (), ()),
-    ("reversible_tiles", "Reversible Tiles", "推不倒", 8, "TUIBUDAO", _all_within(REVERSIBLE), ("one_voided_suit",),
+    ("reversible_tiles", "Reversible Tiles", "推不倒", 8, "TUIBUDAO", tiles_within(REVERSIBLE), ("one_voided_suit",),
      ()),
     ("mixed_triple_chow", "Mixed Triple Chow", "三色三同顺", 8, "SANSESANTONGSHUN", _combo("mixed_triple_chow"), (),
      ("mixed_double_chow",)),

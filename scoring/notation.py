@@ -12,12 +12,14 @@ mean a waiting hand with no winning tile.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from .errors import FanscanError
 from .hand import CHOW, KONG, PUNG, Hand, Meld, WinContext, check_context_fields, validate
 from .tiles import DRAGONS, FLOWERS, INDEX, PLAYING_TILE_IDS, SUITS, WINDS
 
 _HONOR_LETTERS = set(WINDS) | set(DRAGONS)
+_DIGITS = frozenset("0123456789")  # str.isdigit() also accepts other scripts' digits, which are no tile numbers
 _HINT = "tiles are 1-9 followed by m, p or s, honors E S W N C F P"
 
 
@@ -27,7 +29,7 @@ def _read_tiles(text: str, offset: int) -> list[tuple[str, int]]:
     pending: list[tuple[str, int]] = []
     for k, ch in enumerate(text):
         pos = offset + k + 1
-        if ch.isdigit():
+        if ch in _DIGITS:
             if ch == "0":
                 raise FanscanError(f"character '0' at position {pos}: tile numbers are 1-9 ({_HINT})")
             pending.append((ch, pos))
@@ -51,6 +53,10 @@ def _read_tiles(text: str, offset: int) -> list[tuple[str, int]]:
                 hint = f"; '{ch}' is not expected here"
             elif ch == "z":
                 hint = "; honors are letters here, not 1z-7z: E S W N for the winds, C F P for red, green, white"
+            elif ch == "\ufffd" or "\udc80" <= ch <= "\udcff":  # how undecodable bytes arrive
+                hint = "; the text is not UTF-8"
+            elif ch.isdigit() or unicodedata.east_asian_width(ch) == "F":  # e.g. full-width '１', 'Ｅ'
+                hint = "; write plain (half-width) ASCII digits and letters"
             raise FanscanError(f"unexpected character {ch!r} at position {pos} ({_HINT}){hint}")
     if pending:
         raise FanscanError(
@@ -92,7 +98,7 @@ def _read_meld_text(body: str, offset: int) -> Meld:
     claim: int | None = None
     if "," in body:
         body, _, idx = body.partition(",")
-        if not idx.strip().isdigit():
+        if not idx.strip() or not set(idx.strip()) <= _DIGITS:
             raise FanscanError(f"{where}: claim index {idx!r} must be a number (1-3, or 5-7 for an added kong)")
         claim = int(idx)
     tiles = _tiles_fast(body, offset)
@@ -135,22 +141,24 @@ def _read_context(text: str, offset: int) -> WinContext:
     )
 
 
-def _read_flowers(text: str, offset: int) -> tuple[tuple[str, ...], int | None]:
+def read_flowers(text: str, where: str) -> tuple[tuple[str, ...], int | None]:
+    """Flowers as letters a-h (each once; returned sorted) or a count 0-8, as (letters, count); `where` names
+    the place for the error message (the notation's | part, or a command-line option)."""
     text = text.strip()
     if not text:
         return (), None
-    if text.isdigit():
+    if set(text) <= _DIGITS:
         n = int(text)
         if n > 8:
-            raise FanscanError(f"flower count {n} at position {offset}: there are 8 flowers")
+            raise FanscanError(f"{where}: there are 8 flowers, not {n}")
         return (), n
-    for k, ch in enumerate(text):
+    for ch in text:
         if ch not in FLOWERS:
             raise FanscanError(
-                f"flower {ch!r} at position {offset + k}: flowers are a-h (plum, orchid, bamboo, chrysanthemum, "
-                "spring, summer, autumn, winter) or a count")
+                f"{where}: flower {ch!r} unknown: not a flower letter a-h (plum, orchid, bamboo, chrysanthemum, "
+                "spring, summer, autumn, winter), nor a count 0-8")
     if len(set(text)) != len(text):
-        raise FanscanError(f"flowers '{text}' at position {offset}: each flower exists once")
+        raise FanscanError(f"{where}: each flower exists once")
     return tuple(sorted(text)), None
 
 
@@ -161,7 +169,8 @@ def _read_context_part(parts: list[str]) -> WinContext:
     offset = len(parts[0]) + 2
     context = _read_context(parts[1].strip(), offset) if parts[1].strip() else WinContext()
     if len(parts) == 3:
-        flowers, count = _read_flowers(parts[2], len(parts[0]) + len(parts[1]) + 3)
+        flowers, count = read_flowers(parts[2], f"flowers '|{parts[2].strip()}' at position "
+                                                f"{len(parts[0]) + len(parts[1]) + 2}")
         context = WinContext(**{**context.__dict__, "flowers": flowers, "flower_count": count})
     return context
 
@@ -214,7 +223,7 @@ def parse_hand(text: str, validate_hand: bool = True) -> Hand:
         kongs = sum(1 for m in melds if m.kind == KONG)
         total = len(standing) + sum(len(m.tiles) for m in melds)
         need = "14 to score (13 waiting)" + (f", plus one per kong = {14 + kongs}" if kongs else "")
-        raise FanscanError(f"{total} tiles: a hand has {need}")
+        raise FanscanError(f"{total} tile{'' if total == 1 else 's'}: a hand has {need}")
     hand = Hand(tuple(melds), tuple(standing), winning, context)
     if validate_hand:
         validate(hand, need_win=winning is not None)

@@ -7,9 +7,11 @@ win contexts that are possible for the hand - so that every code path of the eng
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from .decomposition import KNITTED_SETS, ORPHANS
-from .hand import CHOW, KONG, PUNG, Hand, Meld, WinContext
+from .errors import FanscanError
+from .hand import CHOW, KONG, PUNG, Hand, Meld, WinContext, validate
 from .notation import format_hand
 from .tiles import FLOWERS, N_KINDS, PLAYING_TILE_IDS, WINDS
 
@@ -117,30 +119,49 @@ def random_hand(rng: random.Random) -> Hand:
     while True:
         r = rng.random()
         melds: list[Meld] = []
+        built: tuple[list[Meld], list[int]] | None
         if r < 0.9:
             built = _standard(rng)
-            if built is None:
-                continue
-            melds, concealed = built
-        elif r < 0.94:
+        elif r < 0.94 or (special := _special(rng)) is None:  # a special form may not fit: knitted instead
             built = _knitted_standard(rng)
-            if built is None:
-                continue
-            melds, concealed = built
         else:
-            special = _special(rng)
-            if special is None:
-                built = _knitted_standard(rng)
-                if built is None:
-                    continue
-                melds, concealed = built
-            else:
-                concealed = special
+            built = ([], special)
+        if built is None:
+            continue
+        melds, concealed = built
         rng.shuffle(concealed)
         tiles = [PLAYING_TILE_IDS[i] for i in concealed]
         win = tiles.pop()
         ctx = _context(rng, melds, tiles, win)
         return Hand(tuple(melds), tuple(tiles), win, ctx)
+
+
+def rewritten(rng: random.Random, hand: Hand) -> Hand:
+    """The same hand written in another order: melds, standing tiles and flowers shuffled (the winning tile
+    stays the winning tile). Anything scored from it must equal what is scored from `hand`."""
+    melds = list(hand.melds)
+    standing = list(hand.standing)
+    rng.shuffle(standing)
+    rng.shuffle(melds)
+    ctx = hand.context
+    if ctx is not None and ctx.flowers:
+        flowers = list(ctx.flowers)
+        rng.shuffle(flowers)
+        ctx = replace(ctx, flowers=tuple(flowers))
+    return Hand(tuple(melds), tuple(standing), hand.winning_tile, ctx)
+
+
+def with_one_tile_replaced(rng: random.Random, hand: Hand) -> Hand | None:
+    """The hand with one standing tile replaced by a random tile, without context - complete or not, for the
+    completeness checks; None when that makes five of a kind."""
+    standing = list(hand.standing)
+    standing[rng.randrange(len(standing))] = PLAYING_TILE_IDS[rng.randrange(N_KINDS)]
+    changed = Hand(hand.melds, tuple(standing), hand.winning_tile, None)
+    try:
+        validate(changed)
+    except FanscanError:
+        return None
+    return changed
 
 
 def random_hand_strings(n: int, seed: int = 0) -> list[str]:

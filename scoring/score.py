@@ -8,7 +8,7 @@ from typing import Any
 from .decomposition import CHOW, KIND_NAMES, KNITTED_SETS, arrangements, formal_waits, is_winning
 from .engine import Evaluation, HandInfo, View, evaluate_all, get_rule_set
 from .errors import FanscanError
-from .hand import Hand, WinContext, tile_counts, validate
+from .hand import Hand, WinContext, canonical_hand, tile_counts, validate
 from .notation import format_hand, parse_hand
 from .tiles import INDEX, PLAYING_TILE_IDS
 
@@ -129,7 +129,8 @@ def _as_hand(hand: Hand | str, validate_hand: bool = True) -> Hand:
 
 def _arrangement_line(view: View) -> ArrangementLine:
     groups: list[GroupLine] = []
-    for kind, tile, melded, concealed in view.groups:
+    n = view.info.n_melds  # melds first (canonical order), then the concealed sets in tile order
+    for kind, tile, melded, concealed in (*view.groups[:n], *sorted(view.groups[n:], key=lambda g: (g[1], g[0]))):
         groups.append(GroupLine(KIND_NAMES[kind], [PLAYING_TILE_IDS[i] for i in view.group_tiles(kind, tile)],
                                 melded, concealed if kind != CHOW else not melded))
     arr = view.arrangement
@@ -179,7 +180,8 @@ def score(hand: Hand | str, context: WinContext | None = None, rules: str = "mcr
     from . import mcr  # noqa: F401  (registers the MCR rule set)
 
     rule_set = get_rule_set(rules)
-    h = _as_hand(hand, validate_hand=False)  # evaluate_all validates
+    # evaluate_all validates; the canonical writing makes the whole Score independent of how the hand was written
+    h = canonical_hand(_as_hand(hand, validate_hand=False))
     info, evals = evaluate_all(h, context, rule_set)
     best = evals[0]
     fans = _fan_lines(best, h)
@@ -232,7 +234,7 @@ def waits(hand: Hand | str, formal: bool = False) -> list[str]:
 def decompose(hand: Hand | str) -> list[ArrangementLine]:
     """Every arrangement of a complete hand (melds fixed, the concealed part read every way), as readable
     groups. Empty when the hand is not complete. For a fast yes/no use `is_complete`."""
-    h = _as_hand(hand)
+    h = canonical_hand(_as_hand(hand))
     if h.winning_tile is None:
         raise FanscanError("decompose needs a complete hand (14 tiles plus one per kong)")
     validate(h, need_win=True)

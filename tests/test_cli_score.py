@@ -66,10 +66,17 @@ def test_context_flags_extend_the_string(capsys) -> None:
     (["score", "123m456p789s24689s"], "not a winning hand"),
     (["waits", "123m456p789s1235s5s"], "13-tile"),
     (["score", "no/such/hands.txt"], "no such file"),
+    (["score", "１２３m456p789s11sEEE"], "half-width"),  # full-width digits: no KeyError
+    (["score", "[123m,²]456p789s11sEEE"], "claim index"),  # a superscript digit: no ValueError
+    (["score", "[123m,1][345m,1]567m34sCC5s", "--kong-on-kong"], "kong on kong needs two kongs"),
+    (["score", "[123m,1][345m,1]567m34sCC5s|EE1000|12"], "there are 8 flowers"),
+    (["score", "/"], "is a folder"),
+    (["score", "   "], "empty hand string"),
+    (["waits", "1m"], "1 tile: a hand has 14 to score (13 waiting)"),
 ])
 def test_user_errors_are_one_line_and_exit_nonzero(argv: list[str], message: str, capsys) -> None:
     code, out, err = run(argv, capsys)
-    assert code != 0 and out == ""
+    assert code == 2 and out == ""
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
 
 
@@ -111,3 +118,81 @@ def test_console_script_runs() -> None:
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and proc.stderr.strip() == \
         "fanscan: error: 5 copies of 1m: there are only four of each tile"
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["score"], "fanscan score: error: the following arguments are required: HAND"),
+    (["waits"], "fanscan waits: error: the following arguments are required: HAND13"),
+    (["score", "123m", "--rules", "xyz"], "invalid choice: 'xyz'"),
+    (["score", "123m", "--seat-wind", "X"], "invalid choice: 'X'"),
+    (["scroe", "123m"], "invalid choice: 'scroe'"),
+    ([], "required: COMMAND"),
+])
+def test_usage_errors_are_one_line(argv: list[str], message: str, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    out, err = capsys.readouterr()
+    assert exit_info.value.code == 2 and out == ""
+    assert message in err and err.count("\n") == 1 and "--help" in err and "usage:" not in err
+
+
+def test_rules_name_is_case_insensitive(capsys) -> None:
+    code, out, _ = run(["score", "[EEE,2][SSSS,1]WWWNN55pN|EE1000", "--rules", "HK", "--json"], capsys)
+    assert code == 0 and json.loads(out)["rules"] == "hk"
+
+
+def test_batch_windows_file_with_bom_blank_lines_and_garbage(tmp_path, capsys) -> None:
+    path = tmp_path / "hands.txt"
+    path.write_bytes("\ufeff[123m,1][345m,1]678p56sWW7s\r\n\r\n# comment\r\n \t \r\n１２３m456p789s11sEEE\r\n"
+                     "[123m,²]456p789s11sEEE\r\n19m19p119sESWNPFC|EE1000".encode())
+    code, out, err = run(["score", str(path), "--rules", "hk"], capsys)
+    records = [json.loads(x) for x in out.splitlines()]
+    assert code == 1 and err == ""
+    assert [(r["line"], r["ok"]) for r in records] == [(1, True), (5, False), (6, False), (7, True)]
+    assert records[0]["input"] == "[123m,1][345m,1]678p56sWW7s"  # no byte-order mark, no \r
+    assert all("\n" not in r.get("error", "") for r in records)
+
+
+def test_batch_bytes_that_are_not_utf8_spoil_one_line(tmp_path, capsys) -> None:
+    path = tmp_path / "hands.txt"
+    path.write_bytes(b"\xff\xfe12\n[123m,1][345m,1]678p56sWW7s\n")
+    code, out, err = run(["score", str(path)], capsys)
+    records = [json.loads(x) for x in out.splitlines()]
+    assert code == 1 and err == ""
+    assert [r["ok"] for r in records] == [False, True] and "not UTF-8" in records[0]["error"]
+
+
+def test_json_does_not_depend_on_how_the_hand_is_written(capsys) -> None:
+    outs = []
+    for text in ("[EEE,2][123m,1]WWWNN55pN|EE1000|ba", "[123m,1][EEE,2]N55pNWWWN|EE1000|ab"):
+        for rules in ("mcr", "hk"):
+            code, out, _ = run(["score", text, "--json", "--rules", rules], capsys)
+            assert code == 0
+            outs.append(out)
+    assert outs[0] == outs[2] and outs[1] == outs[3] and outs[0] != outs[1]
+
+
+def test_text_wording_fits_each_rule_set(capsys) -> None:
+    hand = "1112345678999m5m|EE1000"
+    _, mcr, _ = run(["score", hand], capsys)
+    _, hk, _ = run(["score", hand, "--rules", "hk"], capsys)
+    assert "not counted (non-repeat):" in mcr and "implied by Nine Gates" in mcr and "replaced by" not in mcr
+    assert "replaced by a tighter item" in hk and "Self Draw (2)  - replaced by Fully Concealed Hand" in hk
+    assert "non-repeat" not in hk and "implied by" not in hk
+    assert hk.index("Nine Gates") < hk.index("One Suit (Flush)") < hk.index("Special Eyes")  # biggest first
+    assert "Win    5m self-drawn; prevalent wind E, seat wind E" in mcr
+
+
+def test_text_whole_hand_only_for_the_whole_hand(capsys) -> None:
+    # Four Kongs' evidence is the 16 kong tiles, not the hand (the pair is not part of it)
+    _, out, _ = run(["score", "[1111m][2222p,1][3333s,2][EEEE,3]FF"], capsys)
+    four_kongs = next(line for line in out.splitlines() if "Four Kongs" in line)
+    assert four_kongs.endswith("1111m2222p3333sEEEE")
+    all_types = next(line for line in out.splitlines() if "All Types" in line)
+    assert all_types.endswith("whole hand")
+
+
+def test_excluded_fans_show_their_count(capsys) -> None:
+    # four pungs of terminals, each dropped by All Terminals and Honors: one line "x4", worth 4 in all
+    _, out, _ = run(["score", "111m999m111p999pEE|EE1000"], capsys)
+    assert "Pung of Terminals x4 (4)  - implied by All Terminals and Honors" in out

@@ -9,7 +9,17 @@ import numpy as np
 import pytest
 
 from scoring.errors import FanscanError
-from vision.detect import DEFAULT_MODEL, DetectedTile, ModelInfo, TileDetector, decode, detect, letterbox, make_tile
+from vision.detect import (
+    DEFAULT_MODEL,
+    DetectedTile,
+    ModelInfo,
+    TileDetector,
+    decode,
+    detect,
+    letterbox,
+    make_tile,
+    partition_overlaps,
+)
 from vision.detection_metrics import match
 from vision.yolo_data import iter_split
 
@@ -25,10 +35,27 @@ def test_decode_takes_local_maxima_above_threshold_only() -> None:
     heat[20, 20] = 0.2  # below the threshold
     distances = np.zeros((4, 24, 24), np.float32)
     distances[:, 10, 5] = [6, 8, 10, 12]
-    boxes, scores = decode(heat, distances, 4, 0.3)
+    boxes, scores, centres = decode(heat, distances, 4, 0.3)
     assert scores.tolist() == pytest.approx([0.9])
     # Cell (row 10, column 5) is centred at ((5 + 0.5) * 4, (10 + 0.5) * 4) = (22, 42).
     assert boxes.tolist() == [[16.0, 34.0, 32.0, 54.0]]
+    # The stronger right-hand neighbour (0.8 vs 0 on the left) pulls the refined centre right, by under half a cell.
+    assert 22.0 < centres[0, 0] < 24.0
+    assert centres[0, 1] == pytest.approx(42.0)
+
+
+def test_overlapping_neighbours_in_a_row_are_split_at_the_midpoint() -> None:
+    # Three tiles 20 px apart in a row, each predicted 34 px wide (spilling over its neighbours).
+    centres = np.array([[20, 50], [40, 50], [60, 51]], np.float32)
+    boxes = np.array([[c[0] - 17, c[1] - 15, c[0] + 17, c[1] + 15] for c in centres], np.float32)
+    split = partition_overlaps(boxes, centres)
+    assert split[0].tolist() == pytest.approx([3, 35, 30, 65])
+    assert split[1].tolist() == pytest.approx([30, 35, 50, 65])
+    assert split[2, 0] == pytest.approx(50) and split[2, 2] == pytest.approx(77)
+    # Neighbours on a diagonal (a row turned ~45 degrees) keep their boxes.
+    diagonal = np.array([[20, 20], [40, 40]], np.float32)
+    diagonal_boxes = np.array([[0, 0, 40, 40], [20, 20, 60, 60]], np.float32)
+    assert np.array_equal(partition_overlaps(diagonal_boxes, diagonal), diagonal_boxes)
 
 
 def test_letterbox_keeps_aspect_and_pads_to_the_stride() -> None:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scoring import FanscanError, Hand, format_hand, is_complete, parse_hand, score, waits
 from scoring.decomposition import arrangements
 from scoring.hand import tile_counts
-from scoring.random_hands import random_hand
+from scoring.random_hands import random_hand, rewritten
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
@@ -35,16 +35,14 @@ def test_random_hands_score_deterministically(seed: int) -> None:
 @given(seeds, st.randoms(use_true_random=False))
 def test_total_does_not_depend_on_tile_order(seed: int, shuffler: random.Random) -> None:
     hand = random_hand(random.Random(seed))
-    standing = list(hand.standing)
-    melds = list(hand.melds)
-    shuffler.shuffle(standing)
-    shuffler.shuffle(melds)
-    shuffled = Hand(tuple(melds), tuple(standing), hand.winning_tile, hand.context)
+    shuffled = rewritten(shuffler, hand)
     a, b = score(hand), score(shuffled)
     assert a.total == b.total and fan_key(a) == fan_key(b)
+    assert b.to_dict() == a.to_dict()  # the whole JSON: evidence tiles, groups and the hand string too
     # and through the notation
     c = score(format_hand(shuffled))
     assert c.total == a.total and fan_key(c) == fan_key(a)
+    assert c.to_dict() == a.to_dict()
 
 
 @SETTINGS
@@ -88,3 +86,16 @@ def test_fourteen_random_tiles_score_or_refuse(tiles: list[str]) -> None:
         assert "\n" not in str(error)
         return
     assert result.total > 0 and is_complete(tiles)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40))
+def test_any_unicode_text_gives_a_score_or_a_one_line_error(text: str) -> None:
+    # full-width or other scripts' digits, superscripts, byte-order marks ...: never a KeyError or ValueError
+    for rules in ("mcr", "hk"):
+        try:
+            result = score(text, rules=rules)
+        except FanscanError as error:
+            assert "\n" not in str(error)
+        else:
+            assert result.total > 0

@@ -108,7 +108,7 @@ def evaluate_torch(model, images: list[dd.TrainImage], threshold: float = 0.3) -
     """Recall / precision at IoU 0.5 of the torch model on held-out photos, through the same decode as inference."""
     import torch
 
-    from vision.detect import ModelInfo, decode, letterbox, nms
+    from vision.detect import ModelInfo, decode, letterbox, nms, partition_overlaps
     from vision.detection_metrics import match_counts
 
     info = ModelInfo(INPUT_SIZE, MEAN, STD, "RGB", 4, 32, threshold, 0.5)
@@ -118,9 +118,10 @@ def evaluate_torch(model, images: list[dd.TrainImage], threshold: float = 0.3) -
         for item in images:
             blob, scale = letterbox(item.image, INPUT_SIZE, info)
             heat, dist = model(torch.from_numpy(blob))
-            boxes, scores = decode(torch.sigmoid(heat)[0, 0].numpy(), dist[0].numpy(), 4, threshold)
+            boxes, scores, centres = decode(torch.sigmoid(heat)[0, 0].numpy(), dist[0].numpy(), 4, threshold)
             keep = nms(boxes / scale, scores, 0.5)
-            totals += match_counts((boxes / scale)[keep], item.boxes)
+            found = partition_overlaps((boxes / scale)[keep], (centres / scale)[keep])
+            totals += match_counts(found, item.boxes)
     model.train()
     tp, n_pred, n_true = totals
     return {"recall": tp / max(n_true, 1), "precision": tp / max(n_pred, 1), "labelled": int(n_true)}

@@ -8,6 +8,8 @@ import json
 from typing import Any
 
 import scoring
+from fanscan.columns import pad, width
+from fanscan.usage_errors import one_line_errors
 from scoring.engine import Fan, RuleSet
 
 
@@ -16,10 +18,11 @@ def add_parser(subparsers) -> None:
         "rules", help="list the items (fans) of a rule set with their numbers and values",
         description="List each rule set's items: the rule document's number, the id used in the JSON output, "
                     "English and Chinese names, value, and the items it replaces (not counted when it scores).")
-    p.add_argument("--rules", choices=sorted(scoring.RULE_SETS), action="append",
+    p.add_argument("--rules", choices=sorted(scoring.RULE_SETS), action="append", type=str.lower,
                    help="rule set to list (repeatable; default: all)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("-v", "--verbose", action="store_true", help="print each item's definition under it")
+    one_line_errors(p)
     p.set_defaults(run=run)
 
 
@@ -69,10 +72,11 @@ def render(rules: RuleSet, verbose: bool = False) -> str:
     id_w = max(len(f.id) for f in fans)
     name_w = max(len(f.name) for f in fans)
     val_w = max(len(_value_text(rules, f)) for f in fans)
+    zh_w = max(width(f.name_zh) for f in fans)
     for f in fans:
-        replaces = f"  replaces {', '.join(f.implies)}" if f.implies else ""
+        replaces = f"  {rules.drops} {', '.join(f.implies)}" if f.implies else ""
         lines.append(f"  {f.number.ljust(num_w)}  {f.id.ljust(id_w)}  {f.name.ljust(name_w)}  "
-                     f"{_value_text(rules, f).rjust(val_w)}  {f.name_zh}{replaces}")
+                     f"{_value_text(rules, f).rjust(val_w)}  {pad(f.name_zh, zh_w)}{replaces}".rstrip())
         if verbose and f.description:
             lines.append(f"  {' ' * num_w}  {f.description}")
     lines.append(f"  ({len(fans)} items)")

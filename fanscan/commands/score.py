@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import io
 import json
 import os
 import sys
@@ -11,9 +12,11 @@ from dataclasses import replace
 from typing import Any, TextIO
 
 import scoring
+from fanscan.columns import pad, width
+from fanscan.usage_errors import one_line_errors
 from scoring.errors import FanscanError
 from scoring.hand import Hand, WinContext, check_context_fields
-from scoring.notation import parse_hand
+from scoring.notation import parse_hand, read_flowers
 from scoring.tiles import INDEX, WINDS, tiles_text
 
 EPILOG = """\
@@ -65,28 +68,14 @@ def add_parser(subparsers) -> None:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("hand", metavar="HAND", help='hand string, or "-" / a file path for one hand per line')
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the text breakdown")
-    p.add_argument("--rules", default="mcr", choices=sorted(scoring.RULE_SETS) or ["mcr"],
+    p.add_argument("--rules", default="mcr", choices=sorted(scoring.RULE_SETS) or ["mcr"], type=str.lower,
                    help="rule set (default mcr)")
     p.add_argument("--tiles", choices=("ascii", "unicode", "en", "zh"), default="ascii",
                    help="how tiles are shown in the text breakdown (default ascii; unicode needs a font with the "
                         "Mahjong Tiles block)")
     add_context_arguments(p)
+    one_line_errors(p)
     p.set_defaults(run=run)
-
-
-def _flowers_from(text: str) -> tuple[tuple[str, ...], int | None]:
-    text = text.strip()
-    if text.isdigit():
-        n = int(text)
-        if n > 8:
-            raise FanscanError(f"--flowers {n}: there are 8 flowers")
-        return (), n
-    bad = [c for c in text if c not in "abcdefgh"]
-    if bad:
-        raise FanscanError(f"--flowers: {bad[0]!r} is not a flower letter (a-h) and {text!r} is not a count")
-    if len(set(text)) != len(text):
-        raise FanscanError(f"--flowers {text}: each flower exists once")
-    return tuple(sorted(text)), None
 
 
 def context_from_args(args: argparse.Namespace, hand: Hand) -> WinContext | None:
@@ -117,7 +106,7 @@ def context_from_args(args: argparse.Namespace, hand: Hand) -> WinContext | None
             raise conflict(f"--{name.replace('_', '-')} {value}")
     flowers, count = ctx.flowers, ctx.flower_count
     if args.flowers is not None:
-        new_flowers, new_count = _flowers_from(args.flowers)
+        new_flowers, new_count = read_flowers(args.flowers, f"--flowers {args.flowers}")
         if said and (ctx.flowers or ctx.flower_count) and (new_flowers, new_count) != (ctx.flowers, ctx.flower_count):
             raise conflict(f"--flowers {args.flowers}")
         flowers, count = new_flowers, new_count
@@ -154,9 +143,31 @@ def _tiles(tiles: list[str], style: str) -> str:
     return tiles_text(tiles, style)
 
 
+def _win_text(result: scoring.Score, hand: Hand) -> str:
+    """The winning tile and the win context in words (the hand string's |EE1000 part is terse)."""
+    ctx = result.context
+    how = ["self-drawn" if ctx.self_drawn else "on a discard"]
+    kong = "replacement tile after two consecutive kongs" if ctx.kong_on_kong else "replacement tile after a kong"
+    for flag, words in (("last_tile", "last tile of the wall"), ("last_of_kind", "last of its kind"),
+                        ("kong_replacement", kong), ("flower_replacement", "replacement tile after a flower"),
+                        ("robbing_kong", "robbing a kong"), ("first_tile", "first tile of the game")):
+        if getattr(ctx, flag):
+            how.append(words)
+    text = (f"Win    {hand.winning_tile} {', '.join(how)}; prevalent wind {ctx.prevalent_wind}, "
+            f"seat wind {ctx.seat_wind}")
+    if ctx.flowers:
+        text += f"; flowers {' '.join(ctx.flowers)}"
+    elif ctx.flower_count:
+        text += f"; {ctx.flower_count} flower{'s' if ctx.flower_count > 1 else ''}"
+    return text
+
+
 def render(result: scoring.Score, style: str = "ascii") -> str:
     """The readable breakdown of a Score."""
-    lines = [f"Hand   {result.hand}    (rules: {result.rules})"]
+    rules = scoring.get_rule_set(result.rules)
+    hand = parse_hand(result.hand, validate_hand=False)
+    whole = sorted(hand.all_tiles(), key=INDEX.__getitem__)
+    lines = [f"Hand   {result.hand}    (rules: {result.rules})", _win_text(result, hand)]
     groups = []
     for g in result.arrangement.groups:
         t = _tiles(g.tiles, style)
@@ -164,21 +175,29 @@ def render(result: scoring.Score, style: str = "ascii") -> str:
     form = result.arrangement.form.replace("_", " ")
     lines.append(f"Sets   {'  '.join(groups)}    [{form}; (..) = melded]")
     lines.append("")
-    name_w = max([len(f.name) for f in result.fans] + [len(e.name) for e in result.excluded] + [10])
-    for f in result.fans:
-        count = f" x{f.count}" if f.count > 1 else ""
-        shown = "; ".join("whole hand" if len(t) >= 14 else _tiles(t, style) for t in f.tiles if t) or ""
-        lines.append(f"  {f.points:>3}  {(f.name + count).ljust(name_w + 3)} {f.name_zh}\t{shown}")
+
+    def named(name: str, count: int) -> str:
+        return name + (f" x{count}" if count > 1 else "")
+
+    name_w = max([len(named(f.name, f.count)) for f in result.fans] + [10]) + 2
+    zh_w = max(width(f.name_zh) for f in result.fans) + 2
+    # biggest first in both rule sets (the JSON keeps table order: MCR's is by value, HK's is the seed's numbering)
+    for f in sorted(result.fans, key=lambda f: -f.points):
+        # "whole hand" only for evidence that is the whole hand (four kongs are 16 tiles, not the hand)
+        shown = "; ".join("whole hand" if sorted(t, key=INDEX.__getitem__) == whole else _tiles(t, style)
+                          for t in f.tiles if t)
+        lines.append(f"  {f.points:>3}  {named(f.name, f.count).ljust(name_w)} {pad(f.name_zh, zh_w)}{shown}".rstrip())
     if result.excluded:
         lines.append("")
-        lines.append("  not counted (non-repeat):")
+        lines.append(f"  {rules.dropped_heading}:")
         for e in result.excluded:
-            lines.append(f"       {e.name} ({e.value})  - implied by {e.implied_by_name}")
+            lines.append(f"       {named(e.name, e.count)} ({e.value * e.count})  - {rules.dropped_by} "
+                         f"{e.implied_by_name}")
     lines.append("")
     flowers = result.total_uncapped - result.total_without_flowers  # a cap (HK) applies after flowers
     total = f"Total  {result.total} fan"
     if flowers:
-        total += f" ({result.total_without_flowers} without {flowers} flower fan)"
+        total += f" ({result.total_without_flowers} + {flowers} for flowers)"
     if result.cap is not None and result.total_uncapped != result.total:
         total += f", capped at {result.cap} (uncapped {result.total_uncapped})"
     if result.minimum is not None:
@@ -195,7 +214,7 @@ def render(result: scoring.Score, style: str = "ascii") -> str:
             lines.append(f"Settle discarder pays 8 + {result.total} = {p['discarder']}, the other two pay 8 each; "
                          f"winner receives {s['winner_receives']}")
     for alt in result.alternatives:
-        fans = ", ".join(f.name + (f" x{f.count}" if f.count > 1 else "") for f in alt.fans)
+        fans = ", ".join(named(f.name, f.count) for f in alt.fans)
         lines.append(f"Also   {alt.arrangement.text()} scores the same: {fans}")
     return "\n".join(lines)
 
@@ -207,7 +226,7 @@ def _batch(stream: TextIO, args: argparse.Namespace, out: TextIO) -> int:
     gc.freeze()
     failed = 0
     for n, line in enumerate(stream, 1):
-        text = line.strip()
+        text = line.strip().lstrip("\ufeff").strip() if n == 1 else line.strip()  # a byte-order mark (Windows)
         if not text or text.startswith("#"):
             continue
         record: dict[str, Any]
@@ -222,14 +241,22 @@ def _batch(stream: TextIO, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Batch input: bytes that are not UTF-8 spoil their own line only (an error object, U+FFFD in "input"), never
+    # the run; a Windows byte-order mark and line endings are ignored.
     if args.hand == "-":
-        return _batch(sys.stdin, args, sys.stdout)
+        stdin = sys.stdin
+        if hasattr(stdin, "buffer"):
+            stdin = io.TextIOWrapper(stdin.buffer, encoding="utf-8", errors="replace")
+        return _batch(stdin, args, sys.stdout)
+    if os.path.isdir(args.hand):
+        raise FanscanError(f"{args.hand} is a folder: give a file with one hand string per line, or a hand string")
     if os.path.isfile(args.hand):
         try:
-            with open(args.hand, encoding="utf-8") as f:
-                return _batch(f, args, sys.stdout)
-        except (OSError, UnicodeDecodeError) as error:
-            raise FanscanError(f"cannot read {args.hand}: {error}") from None
+            f = open(args.hand, encoding="utf-8-sig", errors="replace")  # noqa: SIM115 (closed below)
+        except OSError as error:
+            raise FanscanError(f"cannot read {args.hand}: {error.strerror or error}") from None
+        with f:
+            return _batch(f, args, sys.stdout)
     if any(c in args.hand for c in "./\\"):  # never part of a hand string: a path that is not there
         raise FanscanError(f"no such file: {args.hand}")
     result = score_text(args.hand, args)

@@ -6,6 +6,7 @@ import argparse
 import json
 
 import scoring
+from fanscan.usage_errors import one_line_errors
 from scoring.errors import FanscanError
 from scoring.tiles import CHINESE_NAMES, ENGLISH_NAMES, tile_text
 
@@ -20,6 +21,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--json", action="store_true", help='print {"ok": true, "waits": [...]}')
     p.add_argument("--formal", action="store_true", help="also list tiles the hand already holds four of")
     p.add_argument("--tiles", choices=("ascii", "unicode"), default="ascii", help="tile display (default ascii)")
+    one_line_errors(p)
     p.set_defaults(run=run)
 
 
@@ -30,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
                            "drop the winning tile, or use `fanscan score`")
     found = scoring.waits(hand, formal=args.formal)
     if args.json:
-        print(json.dumps({"ok": True, "hand": scoring.format_hand(hand).strip(), "waits": found}))
+        shown = scoring.format_hand(scoring.canonical_hand(hand)).strip()
+        print(json.dumps({"ok": True, "hand": shown, "waits": found}))
         return 0
     if not found:
         print("No waits: no single tile completes this hand.")
