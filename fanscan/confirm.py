@@ -18,6 +18,8 @@ from scoring.tiles import INDEX, N_KINDS
 from vision.proposal import DROPPED, UNUSED, WINNING, HandProposal, revise
 
 LOW_CONFIDENCE = 0.8
+# Runner-up readings less likely than this (relative to the proposal) are not worth the user's attention.
+SHOW_ALTERNATIVES_ABOVE = 0.02
 _YES = {"y", "yes", "ok", "accept"}
 _NO = {"n", "no"}
 _QUIT = {"q", "quit", "exit"}
@@ -87,10 +89,11 @@ def describe_proposal(proposal: HandProposal, low_confidence: float = LOW_CONFID
         "; winning tile set apart in the photo" if proposal.winning_tile_set_apart
         else "; winning tile assumed to be the last one (*)")
     lines.append(f"Proposed hand: {proposal.hand.strip()}   ({status}{winning})")
-    for alternative in proposal.alternatives[:3]:
+    for alternative in [a for a in proposal.alternatives if a.relative_probability >= SHOW_ALTERNATIVES_ABOVE][:3]:
         changes = ", ".join(f"tile {n} {b}" for n, _, b in alternative.changes)
-        lines.append(f"  or: {alternative.hand.strip()}  ({changes}; {alternative.relative_probability:.2g}x as likely,"
-                     f" {alternative.status})")
+        ratio = alternative.relative_probability
+        likely = f"{ratio:.0f}" if ratio >= 10 else f"{ratio:.2g}"
+        lines.append(f"  or: {alternative.hand.strip()}  ({changes}; {likely}x as likely, {alternative.status})")
     lines.extend(f"  ! {w}" for w in proposal.warnings)
     return lines
 

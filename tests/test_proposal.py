@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from hand_layouts import lay_row, tiles_of
 
 from scoring.errors import FanscanError
+from scoring.notation import format_hand
 from vision.group import choose_reading
 from vision.proposal import DROPPED, EMPTY, MELD, WINNING, HandProposal, build_proposal, revise
 
@@ -95,3 +97,23 @@ def test_warnings_use_the_proposal_tile_numbers():
     proposal = build_proposal(tiles, choose_reading(tiles), None, (500, 300))
     assert any(w.startswith("tile 14 face down") for w in proposal.warnings)
     assert proposal.tiles[13].role == "unused"
+
+
+def test_only_face_down_or_non_tiles_is_an_empty_proposal():
+    tiles = lay_row([(("back", 0.6), ("P", 0.3)), (("none", 0.7), ("1m", 0.3))])
+    proposal = build_proposal(tiles, choose_reading(tiles), "shape.jpg", (640, 480))
+    assert proposal.status == EMPTY and proposal.hand == ""
+    assert "no tiles found in this photo" in proposal.warnings
+    assert not any("0 tiles found" in w for w in proposal.warnings)
+
+
+def test_alternatives_making_the_same_hand_are_listed_once():
+    specs = [*tiles_of("34p"), (("2p", 0.5), ("5p", 0.45), ("9s", 0.05)), *tiles_of("123m789sEEE1p"), "1p"]
+    tiles = lay_row(specs)
+    grouping = choose_reading(tiles)
+    runner_up = grouping.alternatives[0]
+    # Two readings that make the same hand (as when either of two equal tiles is read otherwise).
+    doubled = replace(grouping, alternatives=(runner_up, replace(runner_up, cost=runner_up.cost + 1)))
+    proposal = build_proposal(tiles, doubled, None, (640, 480))
+    assert [a.hand for a in proposal.alternatives] == [format_hand(runner_up.hand())]
+    assert proposal.alternatives[0].relative_probability == pytest.approx(0.45 / 0.5, rel=1e-3)

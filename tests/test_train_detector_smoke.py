@@ -78,3 +78,23 @@ def test_random_samples_keep_boxes_inside_the_crop() -> None:
             assert sample.boxes.min() >= 0 and sample.boxes.max() <= 128
             assert np.all(sample.boxes[:, 2] > sample.boxes[:, 0])
             assert np.all(sample.boxes[:, 3] > sample.boxes[:, 1])
+
+
+def test_a_row_is_laid_out_again_with_backs_and_keeps_its_tile_count() -> None:
+    image = np.full((200, 300, 3), (40, 120, 40), np.uint8)
+    boxes = np.array([[40 + 30 * i, 120, 70 + 30 * i, 160] for i in range(5)], np.float32)
+    for x0, y0, x1, y1 in boxes.astype(int):
+        cv2.rectangle(image, (x0 + 1, y0), (x1 - 2, y1 - 1), (230, 240, 245), -1)
+    assert dd.row_of(boxes, 2) == [0, 1, 2, 3, 4]
+    rng = np.random.default_rng(4)
+    relaid = dd.relay_row(image, boxes, [dd.rounded_rect_mask()], rng)
+    assert relaid is not None
+    picture, positives, ignored = relaid
+    assert len(positives) == 5
+    # Every new box sits on the row's bottom line, side by side without overlap.
+    assert np.all(positives[:, 3] == 160)
+    assert np.all(positives[1:, 0] >= positives[:-1, 2])
+    assert ignored[-1].tolist() == [40, 120, positives[:, 2].max(), 160]
+    # At least one tile is now face down: its box no longer looks like the ivory face.
+    faces = [picture[int(y0):int(y1), int(x0):int(x1)].mean() for x0, y0, x1, y1 in positives]
+    assert min(faces) < 200 < max(faces)

@@ -10,12 +10,13 @@ proposal net (CenterNet-style, `models/tile_detector.onnx`, see its model card),
 4. boxes from the distances at each peak, non-maximum suppression, mapped back through the letterbox scale;
    then neighbouring boxes that overlap side by side are split at the midpoint of their centres (tiles touching
    in a row: see `partition_overlaps`);
-5. a refinement pass when the tiles are small at the full view: the region holding the detections is cut from the
-   photo at higher resolution and detected again (tiles under ~12 px at the input are where recall falls off).
+5. a closer look when the full view shows almost no tiles or only small ones: the region holding the detections (the
+   whole photo when there are none) is run again at up to 3 x the input size (tiles under ~12 px at the input
+   are where recall falls off), and both passes go through the suppression together.
 
 Limits: boxes are axis-aligned (the quad is the box's corners; a tile turned ~45 degrees gets its enclosing box),
-the smallest tile found at the full view is ~8 px tall at the input (2 % of the photo's long side) before the
-refinement pass, and the largest is about the input itself (a single tile filling the photo).
+the smallest tile found at the full view is ~8 px tall at the input (2 % of the photo's long side), about 0.7 %
+with the closer look (at 1152 px), and the largest about half the view (extreme close-ups are outside training).
 Orientation 'sideways' means the box is wider than tall (a claimed tile lying across its row); whether a tile is
 upside down or face down is the classifier's call.
 """
@@ -39,6 +40,9 @@ SIDEWAYS_ASPECT = 1.0
 # Refine when the median tile is shorter than this at the input and the photo has the pixels to zoom in.
 REFINE_BELOW_PX = 18.0
 REFINE_MIN_ZOOM = 1.5
+# A hand shows 13+ tiles: so few at the full view suggests tiles too small to see there (or no tiles at all).
+REFINE_FEWER_THAN = 5
+REFINE_MAX_FACTOR = 3  # the closer look runs at up to 3 x 384 = 1152 px on the long side
 # Neighbours count as side by side when the offset across the row is under this share of the offset along it.
 PARTITION_ALIGNMENT = 0.3
 
@@ -118,8 +122,15 @@ class TileDetector:
         heat, distances, scale = self.run(image_bgr)
         boxes, scores, centres = decode(heat, distances, self.info.stride, threshold)
         boxes, centres = boxes / scale, centres / scale
-        if refine and len(boxes):
-            boxes, scores, centres = self._refine(image_bgr, boxes, scores, centres, scale, threshold)
+        if refine:
+            # Twice at most: a photo with only tiny tiles first gets a closer look at the whole, then at the
+            # region where that look found them.
+            for whole in (True, False):
+                count = len(boxes)
+                boxes, scores, centres, scale = self._refine(image_bgr, boxes, scores, centres, scale, threshold,
+                                                             whole)
+                if len(boxes) == count:
+                    break
         h, w = image_bgr.shape[:2]
         keep = nms(boxes, scores, self.info.nms_iou)
         boxes, scores, centres = boxes[keep], scores[keep], centres[keep]
@@ -130,27 +141,38 @@ class TileDetector:
                 if boxes[i, 2] > boxes[i, 0] + 1 and boxes[i, 3] > boxes[i, 1] + 1]
 
     def _refine(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, centres: np.ndarray, scale: float,
-                threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Detect again inside the region that holds the tiles when they are small at the full view."""
-        sides = np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) * scale
-        if float(np.median(sides)) >= REFINE_BELOW_PX:
-            return boxes, scores, centres
+                threshold: float, whole: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        """A second, closer look when the full view shows fewer than `REFINE_FEWER_THAN` tiles or only small ones.
+
+        The whole photo (`whole`, or when nothing was found) or the region holding the tiles found is run again at a
+        larger input,
+        up to `REFINE_MAX_FACTOR` x the model's size, if that magnifies it at least `REFINE_MIN_ZOOM` times.
+        `scale` is the view's scale (view pixels per photo pixel); the closer view's scale is returned with the boxes.
+        """
+        if len(boxes) >= REFINE_FEWER_THAN:
+            sides = np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) * scale
+            if float(np.median(sides)) >= REFINE_BELOW_PX:
+                return boxes, scores, centres, scale
         h, w = image.shape[:2]
-        margin = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))) * 2
-        x0 = int(max(0, boxes[:, 0].min() - margin))
-        y0 = int(max(0, boxes[:, 1].min() - margin))
-        x1 = int(min(w, boxes[:, 2].max() + margin))
-        y1 = int(min(h, boxes[:, 3].max() + margin))
+        x0, y0, x1, y1 = 0, 0, w, h
+        if len(boxes) and not whole:
+            margin = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))) * 2
+            x0 = int(max(0, boxes[:, 0].min() - margin))
+            y0 = int(max(0, boxes[:, 1].min() - margin))
+            x1 = int(min(w, boxes[:, 2].max() + margin))
+            y1 = int(min(h, boxes[:, 3].max() + margin))
         region = image[y0:y1, x0:x1]
-        zoom = self.info.input_size / max(region.shape[:2]) / scale
-        if zoom < REFINE_MIN_ZOOM:
-            return boxes, scores, centres
-        heat, distances, region_scale = self.run(region)
+        long_side = max(region.shape[:2])
+        size = min(long_side, self.info.input_size * REFINE_MAX_FACTOR)
+        size = max(self.info.input_size, size - size % self.info.pad_multiple)
+        if size / long_side / scale < REFINE_MIN_ZOOM:
+            return boxes, scores, centres, scale
+        heat, distances, region_scale = self.run(region, size)
         fine_boxes, fine_scores, fine_centres = decode(heat, distances, self.info.stride, threshold)
         fine_boxes = fine_boxes / region_scale + np.array([x0, y0, x0, y0], np.float32)
         fine_centres = fine_centres / region_scale + np.array([x0, y0], np.float32)
         return (np.concatenate([boxes, fine_boxes]), np.concatenate([scores, fine_scores]),
-                np.concatenate([centres, fine_centres]))
+                np.concatenate([centres, fine_centres]), region_scale)
 
 
 def read_model_info(session, path: Path) -> ModelInfo:

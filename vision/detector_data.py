@@ -224,6 +224,81 @@ def composite_extras(
     return image, positives.astype(np.float32), ignored.astype(np.float32)
 
 
+def row_of(boxes: np.ndarray, index: int) -> list[int]:
+    """Indices of the upright boxes that touch `index`'s box in one horizontal row, left to right."""
+    w = boxes[:, 2] - boxes[:, 0]
+    h = boxes[:, 3] - boxes[:, 1]
+    cy = (boxes[:, 1] + boxes[:, 3]) / 2
+    same = (np.abs(cy - cy[index]) < 0.25 * h[index]) & (np.abs(h - h[index]) < 0.2 * h[index]) & (h > w)
+    members = sorted(np.flatnonzero(same), key=lambda i: boxes[i, 0])
+
+    def touching(a: int, b: int) -> bool:  # b is the next box to the right of a
+        return abs(boxes[b, 0] - boxes[a, 2]) <= 0.35 * w[index]
+
+    left = right = members.index(index)
+    while left > 0 and touching(members[left - 1], members[left]):
+        left -= 1
+    while right < len(members) - 1 and touching(members[right], members[right + 1]):
+        right += 1
+    return [int(i) for i in members[left:right + 1]]
+
+
+def relay_row(image: np.ndarray, boxes: np.ndarray, back_masks: list[np.ndarray], rng: np.random.Generator
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """A row of touching upright tiles laid out again from its own crops, with one or two face down (rendered
+    backs) and maybe one turned a quarter (a claimed tile), all on the row's bottom line.
+
+    The row's strip is first covered with the strip just above it; that strip is returned as ignored (it may copy
+    unlabelled parts of other tiles). Returns (image, boxes, ignored) or None without a suitable row.
+    """
+    upright = np.flatnonzero((boxes[:, 3] - boxes[:, 1]) > 1.15 * (boxes[:, 2] - boxes[:, 0]))
+    if len(upright) == 0:
+        return None
+    row = row_of(boxes, int(upright[rng.integers(len(upright))]))
+    if len(row) < 4:
+        return None
+    tight = boxes[row].round().astype(int)
+    top, bottom = int(tight[:, 1].min()), int(tight[:, 3].max())
+    height = bottom - top
+    x_start, x_end = int(max(0, tight[:, 0].min())), int(tight[:, 2].max())
+    if top - height < 0 or height < 6:
+        return None
+    picture = image.copy()
+    crops = [image[max(0, y0):y1, max(0, x0):x1].copy() for x0, y0, x1, y1 in tight]
+    picture[top:bottom, x_start:x_end] = image[top - height:top, x_start:x_end]
+    first_back = int(rng.integers(len(crops)))
+    backs = {first_back, first_back + 1} if rng.random() < 0.6 else {first_back}
+    sideways = int(rng.integers(len(crops))) if rng.random() < 0.7 else -1
+    new_boxes = []
+    x = x_start
+    for i, crop in enumerate(crops):
+        if crop.size == 0:
+            continue
+        if i == sideways:
+            crop = np.rot90(crop, 1 if rng.random() < 0.5 else 3).copy()
+        h, w = crop.shape[:2]
+        if x + w > picture.shape[1]:
+            break
+        y = max(0, bottom - h)
+        if i in backs:
+            patch, alpha = render_back(back_masks[int(rng.integers(len(back_masks)))], w, bottom - y, rng)
+            paste(picture, patch, alpha, x, y)
+        else:
+            picture[y:bottom, x:x + w] = crop[h - (bottom - y):]
+        new_boxes.append([x, y, x + w, bottom])
+        x += w
+    keep = np.ones(len(boxes), bool)
+    keep[row] = False
+    # Tiles partly under the rebuilt strip are neither positives nor background.
+    strip = (x_start, top, max(x, x_end), bottom)
+    covered = box_overlap_fraction(boxes, strip) > 0
+    ignored = [boxes[i] for i in np.flatnonzero(covered & keep)]
+    keep &= ~covered
+    positives = np.concatenate([boxes[keep], np.array(new_boxes, np.float32).reshape(-1, 4)])
+    ignored.append(np.array(strip, np.float32))
+    return picture, positives.astype(np.float32), np.stack(ignored).astype(np.float32)
+
+
 def _rot90_boxes(boxes: np.ndarray, width: int, k: int) -> np.ndarray:
     """Boxes of an image turned by np.rot90(image, k) (counter-clockwise), k in 0..3; `width` of the unturned image."""
     out = boxes.copy()
@@ -262,12 +337,17 @@ def photometric(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def random_sample(
-    item: TrainImage, size: int, rng: np.random.Generator, back_masks: list[np.ndarray], composite_p: float = 0.6
+    item: TrainImage, size: int, rng: np.random.Generator, back_masks: list[np.ndarray], composite_p: float = 0.6,
+    relay_p: float = 0.0,
 ) -> Sample:
     """One augmented `size` x `size` training crop of `item` with its positive and ignored boxes."""
     image, boxes = item.image, item.boxes
     ignored = np.zeros((0, 4), np.float32)
-    if back_masks and rng.random() < composite_p:
+    if back_masks and relay_p and len(boxes) and rng.random() < relay_p:
+        relaid = relay_row(image, boxes, back_masks, rng)
+        if relaid is not None:
+            image, boxes, ignored = relaid
+    elif back_masks and rng.random() < composite_p:
         image, boxes, ignored = composite_extras(image, boxes, back_masks, rng)
     # Quarter turns and flips: tiles appear in every orientation on a table.
     k = int(rng.integers(4))

@@ -37,8 +37,11 @@ UPRIGHT, SIDEWAYS = "upright", "sideways"
 RULES_MARGIN = math.log(1000.0)
 # At most this many joint readings are checked against the rules per photo (bounded time on unfamiliar sets).
 MAX_READINGS = 3000
-# Runner-up readings kept as alternatives.
+# Runner-up readings kept as alternatives: at most MAX_ALTERNATIVES, at least 1/50 as probable as the chosen one
+# (less likely ones are not worth showing), looked for among at most ALTERNATIVE_SEARCH readings after it.
 MAX_ALTERNATIVES = 3
+ALTERNATIVE_MARGIN = math.log(50.0)
+ALTERNATIVE_SEARCH = 100
 # Below this probability a tile is called uncertain.
 LOW_CONFIDENCE = 0.8
 
@@ -318,7 +321,8 @@ def choose_reading(tiles: Sequence[ObservedTile]) -> Grouping:
             ready = reading
         if len(found) >= MAX_READINGS:
             break
-        if complete and (len(complete) > MAX_ALTERNATIVES or len(found) - checked_at_first_complete >= 200):
+        if complete and (len(complete) > MAX_ALTERNATIVES or cost - complete[0].cost > ALTERNATIVE_MARGIN
+                         or len(found) - checked_at_first_complete >= ALTERNATIVE_SEARCH):
             break  # enough runner-ups: the rest are less probable still
 
     if complete:

@@ -188,6 +188,11 @@ class HandProposal:
 # Building a proposal from the grouping stage.
 
 
+def _prob(p: float) -> str:
+    """0.55 -> '0.55'; small ones keep a significant digit (0.0046 -> '0.005') rather than reading '0.00'."""
+    return f"{p:.2f}" if p >= 0.01 else f"{p:.1g}"
+
+
 def _count_warning(reading: Reading) -> str | None:
     kongs = sum(1 for m in reading.melds if m.meld.kind == KONG)
     shown = len(reading.standing) + (reading.winning is not None) + sum(len(m.meld.tiles) for m in reading.melds)
@@ -250,11 +255,11 @@ def build_proposal(
                                      meld))
         top_tile, top_prob = max(observed.candidates, key=lambda c: c[1])
         if top_tile != reading:
-            warnings.append(f"tile {number} read as {reading} ({confidence:.2f}) to make a valid hand; "
-                            f"the classifier preferred {top_tile} ({top_prob:.2f})")
+            warnings.append(f"tile {number} read as {reading} ({_prob(confidence)}) to make a valid hand; "
+                            f"the classifier preferred {top_tile} ({_prob(top_prob)})")
         elif confidence < low_confidence and role != DROPPED:
-            runner = f" / {others[0][0]} {others[0][1]:.2f}" if others else ""
-            warnings.append(f"tile {number} uncertain: {reading} {confidence:.2f}{runner}")
+            runner = f" / {others[0][0]} {_prob(others[0][1])}" if others else ""
+            warnings.append(f"tile {number} uncertain: {reading} {_prob(confidence)}{runner}")
 
     for index in grouping.lone_sideways:
         warnings.append(f"tile {number_of[index]} lies sideways but is not part of a 3- or 4-tile meld: "
@@ -267,30 +272,43 @@ def build_proposal(
         numbers = ", ".join(str(number_of[i]) for i in best.face_down)
         warnings.append(f"tile {numbers} face down and not in a concealed kong (two backs beside two equal faces): "
                         "left out")
-    count_warning = _count_warning(best)
-    if count_warning:
-        warnings.append(count_warning)
-    if best.status in (INCOMPLETE, INVALID):
-        warnings.append(f"the tiles do not form a winning hand: {best.problem}" if best.problem
-                        else "the tiles do not form a winning hand")
+    hand = format_hand(best.hand())
+    status = best.status
+    if not best.hand().all_tiles() and not best.flowers:
+        # Nothing face up was read as a tile (only face-down tiles, or detections that are not tiles).
+        status, hand = EMPTY, ""
+        warnings.append("no tiles found in this photo")
+    else:
+        count_warning = _count_warning(best)
+        if count_warning:
+            warnings.append(count_warning)
+        if best.status in (INCOMPLETE, INVALID):
+            warnings.append(f"the tiles do not form a winning hand: {best.problem}" if best.problem
+                            else "the tiles do not form a winning hand")
 
-    alternatives = [
-        HandAlternative(
-            hand=format_hand(alt.hand()),
+    # Runner-up readings of the whole hand; several readings may make the same hand (either of two equal tiles
+    # read otherwise): each hand once, the most probable reading of it.
+    alternatives: list[HandAlternative] = []
+    seen = {hand}
+    for alt in grouping.alternatives:
+        alt_hand = format_hand(alt.hand())
+        if alt_hand in seen:
+            continue
+        seen.add(alt_hand)
+        alternatives.append(HandAlternative(
+            hand=alt_hand,
             relative_probability=round(math.exp(best.cost - alt.cost), 6),
             status=alt.status,
             changes=[(number_of[i], best.tiles[i], alt.tiles[i]) for i in order if alt.tiles[i] != best.tiles[i]],
-        )
-        for alt in grouping.alternatives
-    ]
+        ))
     return HandProposal(
         image=image,
         image_size=image_size,
         tiles=proposed,
         melds=melds,
-        hand=format_hand(best.hand()),
+        hand=hand,
         flowers=list(best.flower_tiles()),
-        status=best.status,
+        status=status,
         winning_tile_set_apart=best.winning_set_apart,
         alternatives=alternatives,
         warnings=warnings,

@@ -53,6 +53,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--val-groups", type=int, default=16, help="source photos held out for validation")
     p.add_argument("--checkpoint-every", type=int, default=50)
+    p.add_argument("--init-from", type=Path, default=None,
+                   help="start from these weights (a fine-tuning run: fresh optimizer and schedule)")
+    p.add_argument("--warmup", type=int, default=50, help="steps of linear learning-rate warm-up")
+    p.add_argument("--relay-p", type=float, default=0.0,
+                   help="share of samples whose tile row is laid out again with backs and a sideways tile")
+    p.add_argument("--stop-after", type=int, default=None,
+                   help="checkpoint and exit after this step (the schedule still spans --steps); rerun to go on")
     p.add_argument("--eval-every", type=int, default=300)
     p.add_argument("--artwork", type=Path, default=DEFAULT_ARTWORK, help="folder with */Back.svg tile backs")
     p.add_argument("--export", type=Path, default=None, help="write the trained model here as ONNX")
@@ -96,7 +103,8 @@ def make_batch(images: list[dd.TrainImage], masks: list[np.ndarray], args: argpa
     rng = np.random.default_rng([args.seed, step])
     fields: list[list[np.ndarray]] = [[] for _ in range(6)]
     for _ in range(args.batch):
-        sample = dd.random_sample(images[int(rng.integers(len(images)))], args.size, rng, masks)
+        sample = dd.random_sample(images[int(rng.integers(len(images)))], args.size, rng, masks,
+                                  relay_p=args.relay_p)
         rgb = sample.image[:, :, ::-1].astype(np.float32) / 255.0
         fields[0].append(((rgb - np.array(MEAN, np.float32)) / np.array(STD, np.float32)).transpose(2, 0, 1))
         for i, value in enumerate(dd.encode_targets(sample, args.size), start=1):
@@ -154,12 +162,15 @@ def train(args: argparse.Namespace) -> Path:
         start, elapsed_before = state["step"], state.get("elapsed", 0.0)
         log(args.out, f"resumed from {checkpoint} at step {start}")
     else:
+        if args.init_from:
+            model.load_state_dict(torch.load(args.init_from, map_location="cpu", weights_only=False)["model"])
+            log(args.out, f"weights from {args.init_from}")
         log(args.out, f"start: {len(images)} photos ({len(val_images)} held out), {count_parameters(model)} params, "
                       f"args {json.dumps({k: str(v) for k, v in vars(args).items()})}")
     t0 = time.time()
     for step in range(start, args.steps):
         lr = args.lr * 0.5 * (1 + math.cos(math.pi * step / args.steps))
-        warm = min(1.0, (step + 1) / 50)
+        warm = min(1.0, (step + 1) / max(args.warmup, 1))
         for group in optimizer.param_groups:
             group["lr"] = lr * warm
         x, heat_t, weight, reg_box, reg_w, num_pos = make_batch(images, masks, args, step)
@@ -181,6 +192,12 @@ def train(args: argparse.Namespace) -> Path:
                      "elapsed": elapsed}
             torch.save(state, checkpoint.with_suffix(".tmp"))
             os.replace(checkpoint.with_suffix(".tmp"), checkpoint)
+        if args.stop_after is not None and done >= args.stop_after:
+            state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": done,
+                     "elapsed": elapsed}
+            torch.save(state, checkpoint)
+            log(args.out, f"stopped after step {done} (--stop-after)")
+            return checkpoint
         if val_images and (done % args.eval_every == 0 or done == args.steps):
             metrics = evaluate_torch(model, val_images)
             log(args.out, f"val step {done}: recall {metrics['recall']:.4f} precision {metrics['precision']:.4f} "

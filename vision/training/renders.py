@@ -26,7 +26,7 @@ from vision.training.real_data import STORE_SPEC, PatchSet
 # cream: a cream back is indistinguishable from a blank face (the riichi white dragon) in a crop.
 BACK_COLOURS = [(60, 140, 40), (40, 90, 20), (170, 110, 30), (200, 160, 90), (40, 190, 230), (30, 120, 230),
                 (40, 40, 190), (170, 130, 230), (140, 60, 110), (35, 35, 35), (110, 160, 60)]
-RENDER_VERSION = 2  # part of the cache key: bump when rendering changes
+RENDER_VERSION = 3  # part of the cache key: bump when rendering changes
 
 
 def _ivory(rng: np.random.Generator) -> np.ndarray:
@@ -144,16 +144,12 @@ class Renderer:
     def _front(self, tile: str, w: int, h: int, ivory: np.ndarray, back_colour: np.ndarray) -> np.ndarray:
         rng = self.rng
         if tile == BACK:
+            # A back is one colour edge to edge (a faint texture at most). No inner frames or logos: an ivory rim
+            # around a coloured rectangle is what a white dragon looks like, and real backs are plain.
             front = np.empty((h, w, 3), np.float32)
             front[:] = back_colour
-            if self.backs and rng.random() < 0.3:
-                design = self.backs[rng.integers(len(self.backs))]
-                art = cv2.resize(design.rgba, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)
-                a = art[..., 3:4] / 255.0 * rng.uniform(0.3, 1.0)
-                front = front * (1 - a) + art[..., :3] * a
-            elif rng.random() < 0.3:  # a faint logo or pattern in the middle
-                cv2.circle(front, (w // 2, h // 2), int(w * rng.uniform(0.15, 0.35)),
-                           tuple(float(c) for c in back_colour * rng.uniform(0.6, 1.3)), int(rng.integers(-1, 4)))
+            if rng.random() < 0.4:
+                front += rng.normal(0, rng.uniform(2, 8), (h, w, 1)).astype(np.float32)
             yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
             rim = np.minimum.reduce([xx, yy, w - 1 - xx, h - 1 - yy]) / (0.08 * min(w, h))
             return front * (0.8 + 0.2 * np.clip(rim, 0, 1))[..., None]
@@ -255,8 +251,9 @@ def render_set(
         elif name == NONE:
             plan += [name] * per_none
         elif renderer.faces.get(name):
-            # Flowers and seasons vary most between sets: twice the renders.
-            plan += [name] * (per_tile * (2 if name in "abcdefgh" else 1))
+            # Flowers and seasons vary most between sets, and the white dragon (blank, framed, double-framed) must
+            # not pass for a back: twice the renders.
+            plan += [name] * (per_tile * (2 if name in "abcdefghP" else 1))
     patches = []
     for i, name in enumerate(plan, start=1):
         patches.append(renderer.render(name))
