@@ -1,6 +1,6 @@
 """Classifier inference speed: median milliseconds per crop when classifying batches of 14 (one hand).
 
-    python benchmarks/classifier_speed.py [--model PATH] [--batch 14] [--repeat 200] [--threads N] [--json OUT]
+    python -m benchmarks.classifier_speed [--model PATH] [--batch 14] [--repeat 200] [--threads N] [--json OUT]
 
 Times `TileClassifier.classify` end to end (normalisation, onnxruntime, softmax, top-k) on fixed random crops of the
 model's input size. Target: <= 1 ms per crop at batch 14.
@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     parser.add_argument("--batch", type=int, default=14)
     parser.add_argument("--repeat", type=int, default=200)
-    parser.add_argument("--threads", type=int, default=None, help="onnxruntime intra-op threads (default: all)")
+    parser.add_argument("--threads", type=int, default=1, help="onnxruntime intra-op threads (default 1)")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
     classifier = TileClassifier(args.model, threads=args.threads)

@@ -62,7 +62,10 @@ def _read_info(meta: dict[str, str], where: Path) -> ModelInfo:
 class TileClassifier:
     """An ONNX tile classifier loaded once, applied to batches of crops."""
 
-    def __init__(self, model_path: str | Path | None = None, threads: int | None = None) -> None:
+    def __init__(self, model_path: str | Path | None = None, threads: int | None = 1) -> None:
+        """`threads`: onnxruntime intra-op threads. One by default: a hand's 14 crops are too little work to split,
+        and a second thread that has to wait for a busy core makes a batch 2-3x slower (measured); None = all cores.
+        """
         import onnxruntime as ort  # imported here so that importing vision stays cheap
 
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
@@ -71,6 +74,7 @@ class TileClassifier:
         options = ort.SessionOptions()
         if threads is not None:
             options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
         options.log_severity_level = 3
         try:
             self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

@@ -12,6 +12,11 @@ from torch import nn
 
 from vision.crops import CropSpec
 
+TRAINING_DATA = (
+    "real crops: Chinese Mahjong Detection v4, riichimahjongdetection, Roboflow Universe, CC BY 4.0; "
+    "rendered faces: Unicode mahjong SVGs (public domain), FluffyStuff riichi-mahjong-tiles (CC0), "
+    "gleitz/mahjong tiles (MIT), Symbola / Noto / AR PL fonts; see models/tile_classifier.md"
+)
 MEAN = (0.5, 0.5, 0.5)
 STD = (0.25, 0.25, 0.25)
 
@@ -30,6 +35,7 @@ def metadata(classes: list[str], spec: CropSpec, extra: dict[str, str] | None = 
         "mean": json.dumps(list(MEAN)),
         "std": json.dumps(list(STD)),
         "output": "logits",
+        "training_data": TRAINING_DATA,
     }
     meta.update(extra or {})
     return meta
