@@ -14,6 +14,7 @@ from vision.detect import (
     DetectedTile,
     ModelInfo,
     TileDetector,
+    calibrate_boxes,
     decode,
     detect,
     letterbox,
@@ -90,6 +91,80 @@ def test_missing_and_corrupt_model_files_are_refused(tmp_path: Path) -> None:
     garbage.write_bytes(b"this is not a model" * 10)
     with pytest.raises(FanscanError, match="not a loadable ONNX"):
         TileDetector(garbage)
+
+
+def test_calibration_scales_boxes_about_their_centres() -> None:
+    boxes = np.array([[10, 20, 50, 80], [100, 0, 120, 10]], np.float32)
+    scaled = calibrate_boxes(boxes, 0.5, 0.8)
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    assert ((scaled[:, :2] + scaled[:, 2:]) / 2).ravel().tolist() == pytest.approx(centres.ravel().tolist())
+    assert (scaled[:, 2] - scaled[:, 0]).tolist() == pytest.approx([20.0, 10.0])
+    assert (scaled[:, 3] - scaled[:, 1]).tolist() == pytest.approx([48.0, 8.0])
+    assert scaled[0].tolist() == pytest.approx([20, 26, 40, 74])
+    assert np.array_equal(calibrate_boxes(boxes, 1.0, 1.0), boxes)
+
+
+def tiny_detector_model(path: Path, metadata: dict[str, str]) -> Path:
+    """A hand-built ONNX 'detector': the heatmap is the sigmoid of the photo's first channel averaged over each
+    4 x 4 cell (a bright cell is a tile centre), and every cell says left / top / right / bottom = 10 / 20 / 10 / 20
+    input pixels, i.e. a 20 x 40 box about the cell centre."""
+    onnx = pytest.importorskip("onnx")  # building models needs the onnx package (train extra); loading does not
+    from onnx import TensorProto, helper
+
+    nodes = [
+        helper.make_node("Slice", ["image", "zero", "one", "axis1"], ["first"]),
+        helper.make_node("AveragePool", ["first"], ["pooled"], kernel_shape=[4, 4], strides=[4, 4]),
+        helper.make_node("Sigmoid", ["pooled"], ["heatmap"]),
+        helper.make_node("Mul", ["pooled", "nought"], ["zeros"]),
+        helper.make_node("Add", ["zeros", "ltrb_const"], ["ltrb"]),
+    ]
+    initialisers = [
+        helper.make_tensor("zero", TensorProto.INT64, [1], [0]),
+        helper.make_tensor("one", TensorProto.INT64, [1], [1]),
+        helper.make_tensor("axis1", TensorProto.INT64, [1], [1]),
+        helper.make_tensor("nought", TensorProto.FLOAT, [], [0.0]),
+        helper.make_tensor("ltrb_const", TensorProto.FLOAT, [1, 4, 1, 1], [10, 20, 10, 20]),
+    ]
+    graph = helper.make_graph(
+        nodes, "tiny_detector",
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, "h", "w"])],
+        [helper.make_tensor_value_info("heatmap", TensorProto.FLOAT, [1, 1, "h4", "w4"]),
+         helper.make_tensor_value_info("ltrb", TensorProto.FLOAT, [1, 4, "h4", "w4"])],
+        initialisers,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    base = {"input_size": "384", "normalisation_mean": "[0.5, 0.5, 0.5]", "normalisation_std": "[0.25, 0.25, 0.25]",
+            "channel_order": "RGB", "pad_multiple": "32", "output_stride": "4", "score_threshold": "0.3"}
+    for key, value in {**base, **metadata}.items():
+        entry = model.metadata_props.add()
+        entry.key, entry.value = key, value
+    onnx.save(model, str(path))
+    return path
+
+
+def test_the_calibration_factors_come_from_the_model_metadata(tmp_path: Path) -> None:
+    # One bright 4 x 4 cell (column 10, row 20 of the stride-4 grid) on a dark 384 x 384 photo: one tile centred at
+    # ((10 + 0.5) * 4, (20 + 0.5) * 4) = (42, 82), 20 x 40 px as the net gives it.
+    image = np.zeros((384, 384, 3), np.uint8)
+    image[80:84, 40:44] = 255
+    plain = TileDetector(tiny_detector_model(tmp_path / "plain.onnx", {}), threads=1)
+    assert (plain.info.box_scale_x, plain.info.box_scale_y) == (1.0, 1.0)
+    [tile] = plain.detect(image)
+    assert tile.box == pytest.approx((32, 62, 52, 102))
+
+    calibrated = TileDetector(tiny_detector_model(tmp_path / "calibrated.onnx",
+                                                  {"box_scale_x": "0.5", "box_scale_y": "0.75"}), threads=1)
+    assert (calibrated.info.box_scale_x, calibrated.info.box_scale_y) == (0.5, 0.75)
+    [small] = calibrated.detect(image)
+    assert small.box == pytest.approx((37, 67, 47, 97))  # 10 x 30 about the same centre
+    # An explicit argument wins over the metadata (how the calibration grid switches it off).
+    [as_net] = TileDetector(calibrated.path, threads=1, box_scale=(1.0, 1.0)).detect(image)
+    assert as_net.box == pytest.approx(tile.box)
+
+    for bad in ("0", "-1", "nan", "wide"):
+        with pytest.raises(FanscanError, match="box_scale_x"):
+            TileDetector(tiny_detector_model(tmp_path / "bad.onnx", {"box_scale_x": bad}))
 
 
 @needs_model

@@ -8,8 +8,9 @@ proposal net (CenterNet-style, `models/tile_detector.onnx`, see its model card),
 2. the net gives a centre heatmap and left / top / right / bottom distances on the stride-4 grid;
 3. peaks: cells that are the maximum of their 3 x 3 neighbourhood and above the score threshold;
 4. boxes from the distances at each peak, non-maximum suppression, mapped back through the letterbox scale;
-   then neighbouring boxes that overlap side by side are split at the midpoint of their centres (tiles touching
-   in a row: see `partition_overlaps`);
+   then each box is scaled about its centre by the model's size calibration (`calibrate_boxes`: the net's boxes
+   are systematically too large, its centres are right), and neighbouring boxes that still overlap side by side
+   are split at the midpoint of their centres (tiles touching in a row: see `partition_overlaps`);
 5. a closer look when the full view shows almost no tiles or only small ones: the region holding the detections (the
    whole photo when there are none) is run again at up to 3 x the input size (tiles under ~12 px at the input
    are where recall falls off), and both passes go through the suppression together.
@@ -26,7 +27,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -45,6 +46,8 @@ REFINE_FEWER_THAN = 5
 REFINE_MAX_FACTOR = 3  # the closer look runs at up to 3 x 384 = 1152 px on the long side
 # Neighbours count as side by side when the offset across the row is under this share of the offset along it.
 PARTITION_ALIGNMENT = 0.3
+# ONNX metadata keys of the box-size calibration: factors applied to each box's width / height about its centre.
+BOX_SCALE_KEYS = ("box_scale_x", "box_scale_y")
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,12 +89,20 @@ class ModelInfo:
     pad_multiple: int
     score_threshold: float
     nms_iou: float
+    # Box-size calibration (see `calibrate_boxes`); 1.0 = the net's boxes as they come.
+    box_scale_x: float = 1.0
+    box_scale_y: float = 1.0
 
 
 class TileDetector:
-    """The proposal model in an onnxruntime session; `detect(image_bgr)` gives the tiles."""
+    """The proposal model in an onnxruntime session; `detect(image_bgr)` gives the tiles.
 
-    def __init__(self, model_path: str | Path | None = None, threads: int | None = None) -> None:
+    `box_scale` (sx, sy) sets the box-size calibration explicitly (for choosing it, or to switch it off with
+    (1, 1)); left None, it comes from the model's metadata (`box_scale_x`, `box_scale_y`), else 1.0.
+    """
+
+    def __init__(self, model_path: str | Path | None = None, threads: int | None = None,
+                 box_scale: tuple[float, float] | None = None) -> None:
         import onnxruntime as ort  # imported here so that `vision` imports stay light
 
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
@@ -107,6 +118,9 @@ class TileDetector:
             raise FanscanError(f"{path}: not a loadable ONNX detector model ({type(error).__name__})") from None
         self.path = path
         self.info = read_model_info(self.session, path)
+        if box_scale is not None:
+            sx, sy = (_check_box_scale(f"box_scale[{i}]", v) for i, v in enumerate(box_scale))
+            self.info = replace(self.info, box_scale_x=sx, box_scale_y=sy)
         self.input_name = self.session.get_inputs()[0].name
 
     def run(self, image_bgr: np.ndarray, size: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
@@ -117,6 +131,13 @@ class TileDetector:
 
     def detect(self, image_bgr: np.ndarray, score_threshold: float | None = None, refine: bool = True,
                partition: bool = True) -> list[DetectedTile]:
+        boxes, scores, centres = self.proposals(image_bgr, score_threshold, refine)
+        return self.finish(boxes, scores, centres, image_bgr.shape[:2], partition)
+
+    def proposals(self, image_bgr: np.ndarray, score_threshold: float | None = None, refine: bool = True
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The net's boxes (x0, y0, x1, y1, photo pixels, uncalibrated), scores and peak centres after
+        suppression, best score first: everything `detect` does before `finish`."""
         check_image(image_bgr)
         threshold = self.info.score_threshold if score_threshold is None else score_threshold
         heat, distances, scale = self.run(image_bgr)
@@ -131,9 +152,19 @@ class TileDetector:
                                                              whole)
                 if len(boxes) == count:
                     break
-        h, w = image_bgr.shape[:2]
         keep = nms(boxes, scores, self.info.nms_iou)
-        boxes, scores, centres = boxes[keep], scores[keep], centres[keep]
+        return boxes[keep], scores[keep], centres[keep]
+
+    def finish(self, boxes: np.ndarray, scores: np.ndarray, centres: np.ndarray, shape: tuple[int, ...],
+               partition: bool = True) -> list[DetectedTile]:
+        """Proposals → tiles: size calibration, then the split of overlapping neighbours, then the photo's frame.
+
+        The calibration comes first because it corrects the net's own (systematic) size error; the split only
+        resolves the overlaps that remain between correctly sized boxes, and scaling after it would move the
+        shared edges it set off the midpoints. Suppression ran before, on the boxes the threshold was chosen with.
+        """
+        h, w = shape[:2]
+        boxes = calibrate_boxes(boxes, self.info.box_scale_x, self.info.box_scale_y)
         if partition:
             boxes = partition_overlaps(boxes, centres)
         boxes = np.clip(boxes, 0, np.array([w, h, w, h], np.float32))
@@ -189,9 +220,38 @@ def read_model_info(session, path: Path) -> ModelInfo:
             pad_multiple=int(meta.get("pad_multiple", 32)),
             score_threshold=float(meta.get("score_threshold", 0.3)),
             nms_iou=float(meta.get("nms_iou", 0.5)),
+            box_scale_x=_check_box_scale(f"{path}: metadata {BOX_SCALE_KEYS[0]}", meta.get(BOX_SCALE_KEYS[0], 1.0)),
+            box_scale_y=_check_box_scale(f"{path}: metadata {BOX_SCALE_KEYS[1]}", meta.get(BOX_SCALE_KEYS[1], 1.0)),
         )
     except (KeyError, ValueError, TypeError) as error:
         raise FanscanError(f"{path}: detector metadata lacks or garbles {error}") from None
+
+
+def _check_box_scale(where: str, value: object) -> float:
+    """A size calibration factor: a finite number in (0, 4]; anything else is a bad model file or argument."""
+    try:
+        factor = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise FanscanError(f"{where}: box scale {value!r} is not a number") from None
+    if not (math.isfinite(factor) and 0 < factor <= 4):
+        raise FanscanError(f"{where}: box scale {factor} is outside (0, 4]")
+    return factor
+
+
+def calibrate_boxes(boxes: np.ndarray, scale_x: float, scale_y: float) -> np.ndarray:
+    """Each box (x0, y0, x1, y1) scaled about its own centre: width x `scale_x`, height x `scale_y`.
+
+    Why: the net's centres are accurate but its sizes are biased (it learnt from loose boxes around rotated
+    boxes, see the model card), so a per-axis factor chosen on held-out photos with tight labels corrects them.
+    """
+    if scale_x == 1.0 and scale_y == 1.0:
+        return boxes
+    centre_x = (boxes[:, 0] + boxes[:, 2]) / 2
+    centre_y = (boxes[:, 1] + boxes[:, 3]) / 2
+    half_w = (boxes[:, 2] - boxes[:, 0]) * (scale_x / 2)
+    half_h = (boxes[:, 3] - boxes[:, 1]) * (scale_y / 2)
+    return np.stack([centre_x - half_w, centre_y - half_h, centre_x + half_w, centre_y + half_h],
+                    axis=1).astype(boxes.dtype).reshape(-1, 4)
 
 
 def check_image(image: np.ndarray) -> None:
