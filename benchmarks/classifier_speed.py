@@ -18,7 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.classify import DEFAULT_MODEL, TileClassifier
+# Run as `python benchmarks/<script>.py`: the project root must come before this folder, whose scoring.py
+# would otherwise shadow the `scoring` package.
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from vision.classify import DEFAULT_MODEL, TileClassifier  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,11 +18,16 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from scoring.errors import FanscanError
-from vision.classify import DEFAULT_MODEL, TileClassifier
-from vision.crops import crop_box
-from vision.dataset_classes import guess_table
-from vision.yolo_data import find_data_yaml, iter_split, read_class_names
+# Run as `python benchmarks/<script>.py`: the project root must come before this folder, whose scoring.py
+# would otherwise shadow the `scoring` package.
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from scoring.errors import FanscanError  # noqa: E402
+from vision.classify import DEFAULT_MODEL, TileClassifier  # noqa: E402
+from vision.crops import crop_box  # noqa: E402
+from vision.dataset_classes import guess_table  # noqa: E402
+from vision.yolo_data import find_data_yaml, iter_split, read_class_names  # noqa: E402
 
 
 def evaluate(data: Path, model: Path) -> dict:
