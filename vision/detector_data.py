@@ -19,6 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.training.augment import jpeg_roundtrip
 from vision.yolo_data import iter_split
 
 STRIDE = 4
@@ -330,9 +331,7 @@ def photometric(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         out = out + rng.normal(0, rng.uniform(2, 10), out.shape).astype(np.float32)
     result = np.clip(out, 0, 255).astype(np.uint8)
     if rng.random() < 0.4:
-        ok, buf = cv2.imencode(".jpg", result, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 90))])
-        if ok:
-            result = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        result = jpeg_roundtrip(result, rng)
     return result
 
 

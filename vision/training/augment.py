@@ -16,6 +16,12 @@ from vision.crops import CropSpec
 from vision.training.real_data import STORE_SPEC
 
 
+def jpeg_roundtrip(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The image after a JPEG encode / decode at a random quality 30-89 (phone and messenger compression)."""
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 90))])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image
+
+
 def base_scale(spec: CropSpec) -> float:
     """Patch pixels -> input pixels: both fit the padded tile to their height (same aspect), so a ratio of sizes."""
     return (spec.height / STORE_SPEC.height) * (1 + 2 * STORE_SPEC.pad) / (1 + 2 * spec.pad)
@@ -63,7 +69,5 @@ def photometric(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         x = x + rng.normal(0, rng.uniform(2, 9), x.shape)
     out = np.clip(x, 0, 255).astype(np.uint8)
     if rng.random() < 0.3:
-        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 90))])
-        if ok:
-            out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        out = jpeg_roundtrip(out, rng)
     return out
