@@ -35,6 +35,11 @@ class CropSpec:
     pad: margin added on every side, as a fraction of the tile's own width / height, before fitting the output.
     turn_sideways: turn a tile whose quad is wider than tall by 90 degrees so that it stands upright.
     border: 'replicate' or 'constant' (grey) for the parts of the output that fall outside the photo.
+    max_aspect: a tile face is about 1.3-1.5 times as tall as wide; a quad more than `max_aspect` times taller
+        than wide (after turning) can only come from a photo that was stretched non-uniformly (dataset exports
+        squeeze every photo to 640x640: a strip photo of one row becomes tiles 12 times taller than wide). Such a
+        quad is resampled to `stretched_aspect`, undoing the stretch, instead of shrinking the tile to a sliver.
+        0 turns this off.
     """
 
     width: int = 64
@@ -42,6 +47,8 @@ class CropSpec:
     pad: float = 0.08
     turn_sideways: bool = True
     border: str = "replicate"
+    max_aspect: float = 2.4
+    stretched_aspect: float = 1.45
 
     def __post_init__(self) -> None:
         if self.width < 4 or self.height < 4:
@@ -50,6 +57,8 @@ class CropSpec:
             raise FanscanError(f"crop padding {self.pad} is outside 0..2")
         if self.border not in ("replicate", "constant"):
             raise FanscanError(f"crop border {self.border!r} is not 'replicate' or 'constant'")
+        if self.max_aspect and not 1.0 <= self.stretched_aspect <= self.max_aspect:
+            raise FanscanError(f"stretched_aspect {self.stretched_aspect} is outside 1..max_aspect ({self.max_aspect})")
 
 
 DEFAULT_SPEC = CropSpec()
@@ -91,6 +100,9 @@ def crop_transform(quad: np.ndarray, spec: CropSpec = DEFAULT_SPEC) -> np.ndarra
         # Corner order (bl, tl, tr, br): the tile's left edge becomes the top, i.e. a quarter turn clockwise.
         quad = np.roll(quad, 1, axis=0)
         width, height = height, width
+    if spec.max_aspect and height > spec.max_aspect * width:
+        # A stretched photo: give the tile a plausible shape back (the one non-uniform resampling we allow).
+        width = height / spec.stretched_aspect
     padded_w, padded_h = width * (1 + 2 * spec.pad), height * (1 + 2 * spec.pad)
     # One scale for both axes: the padded tile fits the output; the longer output side gets extra photo around it.
     scale = min(spec.width / padded_w, spec.height / padded_h)

@@ -31,7 +31,7 @@ from vision.training.model import TileNet
 from vision.training.real_data import PatchSet, extract_split, is_validation_source
 from vision.training.renders import RENDER_VERSION, Renderer, background_photos, render_set
 
-REAL_VERSION = 2  # part of the cache key: bump when real-crop extraction changes
+REAL_VERSION = 3  # part of the cache key: bump when real-crop extraction changes
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
