@@ -98,3 +98,59 @@ def test_a_row_is_laid_out_again_with_backs_and_keeps_its_tile_count() -> None:
     # At least one tile is now face down: its box no longer looks like the ivory face.
     faces = [picture[int(y0):int(y1), int(x0):int(x1)].mean() for x0, y0, x1, y1 in positives]
     assert min(faces) < 200 < max(faces)
+
+
+def test_every_object_weighs_log_area_in_the_box_loss_whatever_its_size() -> None:
+    """A close-up tile must not outweigh a small one by its number of cells (TTFNet's per-object normalisation)."""
+    boxes = np.array([[8, 8, 24, 32], [80, 40, 180, 190]], np.float32)
+    _, _, _, reg_weight, _ = dd.encode_targets(dd.Sample(np.zeros((256, 256, 3), np.uint8), boxes), 256)
+    small = reg_weight[0, :12, :12].sum()
+    big = reg_weight[0, 8:, 18:].sum()
+    assert small == pytest.approx(np.log((16 / 4) * (24 / 4)), rel=1e-4)
+    assert big == pytest.approx(np.log((100 / 4) * (150 / 4)), rel=1e-4)
+    assert np.count_nonzero(reg_weight[0, 8:, 18:]) > 10 * np.count_nonzero(reg_weight[0, :12, :12])
+
+
+def test_turned_samples_keep_each_tile_inside_its_box() -> None:
+    """Small turns of the view: the label is the box around the turned box, so it still covers its tile."""
+    image = np.full((320, 320, 3), (40, 120, 40), np.uint8)
+    box = np.array([[140, 120, 180, 176]], np.float32)
+    cv2.rectangle(image, (140, 120), (179, 175), (230, 240, 245), -1)
+    item = dd.TrainImage("x.jpg", image, box)
+    rng = np.random.default_rng(2)
+    turned = 0
+    for _ in range(30):
+        sample = dd.random_sample(item, 160, rng, [], composite_p=0.0, rotate_p=1.0)
+        if len(sample.boxes) != 1:
+            continue
+        x0, y0, x1, y1 = sample.boxes[0]
+        # The tile: the bright component under the box centre (a bright border fill at a corner is not it).
+        _, parts = cv2.connectedComponents((sample.image.min(axis=2) > 150).astype(np.uint8))
+        label = parts[int((y0 + y1) / 2), int((x0 + x1) / 2)]
+        if label == 0:
+            continue
+        ivory = parts == label
+        ys, xs = np.nonzero(ivory)
+        assert xs.min() >= x0 - 2 and xs.max() <= x1 + 2 and ys.min() >= y0 - 2 and ys.max() <= y1 + 2
+        # ... and tight: the ivory fills most of it (a box of a box would not).
+        assert ivory[int(y0):int(y1), int(x0):int(x1)].mean() > 0.45
+        turned += 1
+    assert turned >= 10
+
+
+def test_load_split_repairs_a_rotated_copy(tmp_path: Path) -> None:
+    from tests.test_label_repair import source_photo, transformed_copy
+
+    image, boxes = source_photo(np.random.default_rng(7))
+    copy, loose = transformed_copy(image, boxes, 18.0, 3.0)
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "a_jpg.rf.1.png"), copy)
+    lines = [f"0 {(b[0] + b[2]) / 1280:.6f} {(b[1] + b[3]) / 1280:.6f} {(b[2] - b[0]) / 640:.6f} "
+             f"{(b[3] - b[1]) / 640:.6f}" for b in loose]
+    (tmp_path / "labels" / "a_jpg.rf.1.txt").write_text("\n".join(lines))
+    as_labelled = dd.load_split(tmp_path)[0]
+    repaired = dd.load_split(tmp_path, repair_labels=True)[0]
+    assert np.abs(as_labelled.boxes - boxes).max() > 8
+    assert np.abs(repaired.boxes - boxes).max() < 3.0
+    assert len(repaired.ignore) == 0

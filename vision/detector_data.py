@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from vision.training.augment import jpeg_roundtrip
+from vision.training.label_repair import fill_colour, repair
 from vision.yolo_data import iter_split
 
 STRIDE = 4
@@ -44,6 +45,7 @@ class TrainImage:
     name: str
     image: np.ndarray
     boxes: np.ndarray  # float32 (N, 4)
+    ignore: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))  # labels not to be trusted
 
 
 @dataclass
@@ -53,8 +55,15 @@ class Sample:
     ignore: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))  # regions neither pos nor neg
 
 
-def load_split(split_dir: Path, exclude_groups: set[str] | None = None) -> list[TrainImage]:
-    """All photos of a YOLO split with their boxes; polygon labels count as boxes (see `vision.yolo_data`)."""
+def load_split(split_dir: Path, exclude_groups: set[str] | None = None, repair_labels: bool = False
+               ) -> list[TrainImage]:
+    """All photos of a YOLO split with their boxes; polygon labels count as boxes (see `vision.yolo_data`).
+
+    With `repair_labels`, a photo the upstream export rotated or sheared is turned back and its loose boxes made
+    tight (`vision.training.label_repair`); boxes that cannot be trusted become ignored regions, and a transformed
+    photo whose transform cannot be undone is left out. Polygon-labelled photos keep their boxes: those were taken
+    around the transformed polygon, so they are already tight.
+    """
     images: list[TrainImage] = []
     for item in iter_split(Path(split_dir)):
         group = source_group(item.image_path.name)
@@ -65,7 +74,13 @@ def load_split(split_dir: Path, exclude_groups: set[str] | None = None) -> list[
             continue
         h, w = image.shape[:2]
         boxes = np.array([b.to_pixels(w, h) for b in item.boxes], np.float32).reshape(-1, 4)
-        images.append(TrainImage(item.image_path.name, image, boxes))
+        ignore = np.zeros((0, 4), np.float32)
+        if repair_labels and not any(b.from_polygon for b in item.boxes) and fill_colour(image) is not None:
+            repaired = repair(image, boxes)
+            if repaired is None:
+                continue
+            image, boxes, ignore = repaired.image, repaired.boxes[repaired.good], repaired.boxes[~repaired.good]
+        images.append(TrainImage(item.image_path.name, image, boxes, ignore))
     return images
 
 
@@ -337,7 +352,7 @@ def photometric(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def random_sample(
     item: TrainImage, size: int, rng: np.random.Generator, back_masks: list[np.ndarray], composite_p: float = 0.6,
-    relay_p: float = 0.0,
+    relay_p: float = 0.0, rotate_p: float = 0.0,
 ) -> Sample:
     """One augmented `size` x `size` training crop of `item` with its positive and ignored boxes."""
     image, boxes = item.image, item.boxes
@@ -348,6 +363,8 @@ def random_sample(
             image, boxes, ignored = relaid
     elif back_masks and rng.random() < composite_p:
         image, boxes, ignored = composite_extras(image, boxes, back_masks, rng)
+    if len(item.ignore):
+        ignored = np.concatenate([ignored.reshape(-1, 4), item.ignore]).astype(np.float32)
     # Quarter turns and flips: tiles appear in every orientation on a table.
     k = int(rng.integers(4))
     if k and image.shape[0] == image.shape[1]:
@@ -374,15 +391,37 @@ def random_sample(
         cx, cy = rng.uniform(0, w), rng.uniform(0, h)
     x0 = float(np.clip(cx - src / 2, min(0, w - src), max(0, w - src)))
     y0 = float(np.clip(cy - src / 2, min(0, h - src), max(0, h - src)))
-    matrix = np.array([[scale, 0, -x0 * scale], [0, scale, -y0 * scale]], np.float32)
-    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-    crop = cv2.warpAffine(image, matrix, (size, size), flags=interp, borderMode=cv2.BORDER_CONSTANT,
+    # A small turn of the whole view (tight labels lost the upstream rotations); a tile's label becomes the box
+    # around its turned box, which for small angles stays tight, as a labeller would draw it.
+    angle = float(np.clip(rng.normal(0, 6), -12, 12)) if rng.random() < rotate_p else 0.0
+    if scale < 1:
+        # Shrink with area averaging first, as the letterbox does at inference; the warp then only turns and cuts.
+        image = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+        sx, sy = image.shape[1] / w, image.shape[0] / h
+        to_small = np.array([[sx, 0, 0], [0, sy, 0], [0, 0, 1]], np.float64)
+        step_scale = 1.0
+    else:
+        to_small, step_scale = np.eye(3), scale
+    centre = to_small[:2, :2] @ np.array([x0 + src / 2, y0 + src / 2])
+    turn = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), angle, step_scale)
+    turn[:, 2] += np.array([size / 2, size / 2]) - centre
+    matrix = np.vstack([turn, [0, 0, 1]]) @ to_small  # photo pixels -> crop pixels
+    crop = cv2.warpAffine(image, turn, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                           borderValue=tuple(int(v) for v in rng.integers(0, 255, 3)))
-    positives, extra_ignored = _crop_boxes(boxes, x0, y0, scale, size)
-    ignored_crop, _ = _crop_boxes(ignored, x0, y0, scale, size, keep_all=True)
+    positives, extra_ignored = _crop_boxes(_transform_boxes(boxes, matrix), 0.0, 0.0, 1.0, size)
+    ignored_crop, _ = _crop_boxes(_transform_boxes(ignored, matrix), 0.0, 0.0, 1.0, size, keep_all=True)
     crop = photometric(crop, rng)
     all_ignored = np.concatenate([ignored_crop, extra_ignored]).astype(np.float32).reshape(-1, 4)
     return Sample(crop, positives, all_ignored)
+
+
+def _transform_boxes(boxes: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """The axis-aligned boxes around `boxes` (N, 4) mapped by a 3x3 (or 2x3) affine matrix."""
+    if len(boxes) == 0:
+        return np.zeros((0, 4), np.float32)
+    corners = np.stack([boxes[:, [0, 1]], boxes[:, [2, 1]], boxes[:, [2, 3]], boxes[:, [0, 3]]], axis=1)
+    mapped = corners @ np.asarray(matrix, np.float64)[:2, :2].T + np.asarray(matrix, np.float64)[:2, 2]
+    return np.concatenate([mapped.min(axis=1), mapped.max(axis=1)], axis=1).astype(np.float32)
 
 
 def _crop_boxes(
@@ -443,7 +482,9 @@ def encode_targets(sample: Sample, size: int) -> tuple[np.ndarray, np.ndarray, n
         region[cy - y0, cx - x0] = area < reg_area[cy, cx]
         for c in range(4):
             reg_box[c, y0:y1, x0:x1][region] = box[c]
-        reg_weight[y0:y1, x0:x1][region] = g[region] * math.log(max(area, 2.0))
+        # Every object weighs log(area) in all, however many cells it covers (TTFNet): a close-up tile must not
+        # outweigh a small one 28 to 1 and pull every size towards its own.
+        reg_weight[y0:y1, x0:x1][region] = g[region] / max(float(g[region].sum()), 1e-6) * math.log(max(area, 2.0))
         reg_area[y0:y1, x0:x1][region] = area
         count += 1
     return heatmap[None], weight[None], reg_box, reg_weight[None], np.array([count], np.float32)

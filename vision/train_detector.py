@@ -28,6 +28,7 @@ import time
 import warnings
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from vision import detector_data as dd
@@ -60,6 +61,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--warmup", type=int, default=50, help="steps of linear learning-rate warm-up")
     p.add_argument("--relay-p", type=float, default=0.0,
                    help="share of samples whose tile row is laid out again with backs and a sideways tile")
+    p.add_argument("--rotate-p", type=float, default=0.5, help="share of samples turned by a small angle (<= 12 deg)")
+    p.add_argument("--loose-labels", action="store_true",
+                   help="train on the upstream loose boxes as they are (no label repair; the model before 2026-11-29)")
     p.add_argument("--stop-after", type=int, default=None,
                    help="checkpoint and exit after this step (the schedule still spans --steps); rerun to go on")
     p.add_argument("--eval-every", type=int, default=300)
@@ -106,7 +110,7 @@ def make_batch(images: list[dd.TrainImage], masks: list[np.ndarray], args: argpa
     fields: list[list[np.ndarray]] = [[] for _ in range(6)]
     for _ in range(args.batch):
         sample = dd.random_sample(images[int(rng.integers(len(images)))], args.size, rng, masks,
-                                  relay_p=args.relay_p)
+                                  relay_p=args.relay_p, rotate_p=args.rotate_p)
         rgb = sample.image[:, :, ::-1].astype(np.float32) / 255.0
         fields[0].append(((rgb - np.array(MEAN, np.float32)) / np.array(STD, np.float32)).transpose(2, 0, 1))
         for i, value in enumerate(dd.encode_targets(sample, args.size), start=1):
@@ -114,8 +118,19 @@ def make_batch(images: list[dd.TrainImage], masks: list[np.ndarray], args: argpa
     return [torch.from_numpy(np.ascontiguousarray(np.stack(f))) for f in fields]
 
 
+def _outside_ignored(boxes: np.ndarray, ignore: np.ndarray) -> np.ndarray:
+    """Boxes whose centre lies in no ignored region (a detection of an untrusted label is neither right nor wrong)."""
+    if len(ignore) == 0 or len(boxes) == 0:
+        return boxes
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    inside = ((cx[:, None] >= ignore[None, :, 0]) & (cx[:, None] <= ignore[None, :, 2])
+              & (cy[:, None] >= ignore[None, :, 1]) & (cy[:, None] <= ignore[None, :, 3])).any(axis=1)
+    return boxes[~inside]
+
+
 def evaluate_torch(model, images: list[dd.TrainImage], threshold: float = 0.3) -> dict:
-    """Recall / precision at IoU 0.5 of the torch model on held-out photos, through the same decode as inference."""
+    """Recall / precision at IoU 0.5 of the torch model on held-out photos, through the same decode as inference:
+    the raw boxes, and after `partition_overlaps` (the split of overlapping boxes the loose-label model needed)."""
     import torch
 
     from vision.detect import ModelInfo, decode, letterbox, nms, partition_overlaps
@@ -123,18 +138,23 @@ def evaluate_torch(model, images: list[dd.TrainImage], threshold: float = 0.3) -
 
     info = ModelInfo(INPUT_SIZE, MEAN, STD, "RGB", 4, 32, threshold, 0.5)
     model.eval()
-    totals = np.zeros(3)
+    raw, split = np.zeros(3), np.zeros(3)
     with torch.no_grad():
         for item in images:
             blob, scale = letterbox(item.image, INPUT_SIZE, info)
             heat, dist = model(torch.from_numpy(blob))
             boxes, scores, centres = decode(torch.sigmoid(heat)[0, 0].numpy(), dist[0].numpy(), 4, threshold)
             keep = nms(boxes / scale, scores, 0.5)
-            found = partition_overlaps((boxes / scale)[keep], (centres / scale)[keep])
-            totals += match_counts(found, item.boxes)
+            found = (boxes / scale)[keep]
+            raw += match_counts(_outside_ignored(found, item.ignore), item.boxes)
+            parted = partition_overlaps(found, (centres / scale)[keep])
+            split += match_counts(_outside_ignored(parted, item.ignore), item.boxes)
     model.train()
-    tp, n_pred, n_true = totals
-    return {"recall": tp / max(n_true, 1), "precision": tp / max(n_pred, 1), "labelled": int(n_true)}
+    result: dict = {"labelled": int(raw[2])}
+    for name, (tp, n_pred, n_true) in (("raw", raw), ("partitioned", split)):
+        result[name] = {"recall": tp / max(n_true, 1), "precision": tp / max(n_pred, 1)}
+    result["recall"], result["precision"] = result["raw"]["recall"], result["raw"]["precision"]
+    return result
 
 
 def train(args: argparse.Namespace) -> Path:
@@ -145,7 +165,7 @@ def train(args: argparse.Namespace) -> Path:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
-    all_images = dd.load_split(args.data)
+    all_images = dd.load_split(args.data, repair_labels=not args.loose_labels)
     if not all_images:
         raise SystemExit(f"{args.data}: no labelled photos")
     val_groups = pick_val_groups(all_images, args.val_groups, args.seed)
@@ -202,8 +222,9 @@ def train(args: argparse.Namespace) -> Path:
             return checkpoint
         if val_images and (done % args.eval_every == 0 or done == args.steps):
             metrics = evaluate_torch(model, val_images)
-            log(args.out, f"val step {done}: recall {metrics['recall']:.4f} precision {metrics['precision']:.4f} "
-                          f"({metrics['labelled']} boxes)")
+            log(args.out, f"val step {done}: raw recall {metrics['recall']:.4f} precision {metrics['precision']:.4f}"
+                          f"; partitioned {metrics['partitioned']['recall']:.4f} "
+                          f"{metrics['partitioned']['precision']:.4f} ({metrics['labelled']} boxes)")
             if done % 600 == 0:
                 torch.save({"model": model.state_dict(), "step": done}, args.out / f"step{done}.ckpt")
     final = args.out / "final.pt"
@@ -276,24 +297,24 @@ def export_onnx(weights: Path, onnx_path: Path, extra_meta: dict[str, str] | Non
 
 
 def write_val_split(args: argparse.Namespace) -> None:
-    """The held-out photos as a YOLO-layout folder (symlinks), for benchmarks/eval_detection.py."""
-    from vision.yolo_data import iter_split
-
-    items = list(iter_split(args.data))
-    groups = sorted({dd.source_group(i.image_path.name) for i in items})
-    ranked = sorted(groups, key=lambda g: hashlib.sha256(f"{args.seed}:{g}".encode()).hexdigest())
-    held_out = set(ranked[:args.val_groups])
+    """The held-out photos as a YOLO-layout folder for benchmarks/eval_detection.py, as training sees them: turned
+    back and with repaired boxes (unless --loose-labels); untrusted boxes are left out of the labels."""
+    images = dd.load_split(args.data, repair_labels=not args.loose_labels)
+    held_out = pick_val_groups(images, args.val_groups, args.seed)
     for sub in ("images", "labels"):
         (args.write_val / sub).mkdir(parents=True, exist_ok=True)
     data_yaml = args.data / "data.yaml" if (args.data / "data.yaml").exists() else args.data.parent / "data.yaml"
     if data_yaml.exists():
         (args.write_val / "data.yaml").write_text(data_yaml.read_text(encoding="utf-8"), encoding="utf-8")
-    for item in items:
-        if dd.source_group(item.image_path.name) in held_out:
-            for src, sub in ((item.image_path, "images"), (item.label_path, "labels")):
-                link = args.write_val / sub / src.name
-                if src.exists() and not link.exists():
-                    link.symlink_to(src.resolve())
+    for item in images:
+        if dd.source_group(item.name) not in held_out:
+            continue
+        h, w = item.image.shape[:2]
+        cv2.imwrite(str(args.write_val / "images" / (Path(item.name).stem + ".png")), item.image)
+        lines = []
+        for x0, y0, x1, y1 in np.clip(item.boxes, 0, [w, h, w, h]):
+            lines.append(f"0 {(x0 + x1) / 2 / w:.6f} {(y0 + y1) / 2 / h:.6f} {(x1 - x0) / w:.6f} {(y1 - y0) / h:.6f}")
+        (args.write_val / "labels" / (Path(item.name).stem + ".txt")).write_text("\n".join(lines) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
