@@ -38,7 +38,7 @@ def evaluate(data: Path, model: Path) -> dict:
     classes = list(classifier.classes)
     truth: list[str] = []
     predicted: list[str] = []
-    broken: list[bool] = []  # box more than 3x longer than wide: a labelling slip, not a tile (reported apart)
+    broken: list[bool] = []  # box over 3x longer than wide: a tile of a photo squeezed to 640x640 (reported apart)
     worst: list[dict] = []
     started = time.time()
     images = list(iter_split(data))
@@ -140,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"{result['crops']} crops from {args.data}: top-1 {result['top1']:.4f} "
           f"(lowest class {result['min_class_top1']:.4f}) in {result['seconds']} s")
-    print(f"  {result['broken_boxes']} boxes over 3x longer than wide (label slips), {result['broken_boxes_wrong']} "
+    print(f"  {result['broken_boxes']} boxes over 3x longer than wide (photos squeezed upstream), "
+          f"{result['broken_boxes_wrong']} "
           f"of them misread; top-1 on the other boxes {result['top1_normal_boxes']:.4f}")
     for name, value in result["per_class"].items():
         print(f"  {name:>5}  {value['top1']:.4f}  (n={value['n']})")

@@ -167,6 +167,22 @@ def test_the_calibration_factors_come_from_the_model_metadata(tmp_path: Path) ->
             TileDetector(tiny_detector_model(tmp_path / "bad.onnx", {"box_scale_x": bad}))
 
 
+def test_the_overlap_split_is_switched_by_the_model_metadata(tmp_path: Path) -> None:
+    # Two bright cells 12 px apart in a row: their 20-px-wide boxes overlap by 8 px.
+    image = np.zeros((384, 384, 3), np.uint8)
+    image[80:84, 40:44] = 255
+    image[80:84, 52:56] = 255
+    default = TileDetector(tiny_detector_model(tmp_path / "old.onnx", {}), threads=1)
+    tight = TileDetector(tiny_detector_model(tmp_path / "tight.onnx", {"partition_overlaps": "false"}), threads=1)
+    assert default.info.partition and not tight.info.partition
+    split = sorted(t.box for t in default.detect(image))
+    kept = sorted(t.box for t in tight.detect(image))
+    assert split[0][2] == pytest.approx(48) and split[1][0] == pytest.approx(48)  # cut at the midpoint of centres
+    assert kept[0][2] == pytest.approx(52) and kept[1][0] == pytest.approx(44)  # as the net gave them
+    with pytest.raises(FanscanError, match="partition_overlaps"):
+        TileDetector(tiny_detector_model(tmp_path / "bad.onnx", {"partition_overlaps": "maybe"}))
+
+
 @needs_model
 def test_bad_input_is_refused() -> None:
     with pytest.raises(FanscanError, match="BGR"):

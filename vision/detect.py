@@ -92,6 +92,9 @@ class ModelInfo:
     # Box-size calibration (see `calibrate_boxes`); 1.0 = the net's boxes as they come.
     box_scale_x: float = 1.0
     box_scale_y: float = 1.0
+    # Whether overlapping neighbours are split (`partition_overlaps`): a model trained on loose boxes needs it,
+    # one trained on tight boxes does not (metadata `partition_overlaps`, "true" when absent: the older model).
+    partition: bool = True
 
 
 class TileDetector:
@@ -130,7 +133,7 @@ class TileDetector:
         return heat[0, 0], distances[0], scale
 
     def detect(self, image_bgr: np.ndarray, score_threshold: float | None = None, refine: bool = True,
-               partition: bool = True) -> list[DetectedTile]:
+               partition: bool | None = None) -> list[DetectedTile]:
         boxes, scores, centres = self.proposals(image_bgr, score_threshold, refine)
         return self.finish(boxes, scores, centres, image_bgr.shape[:2], partition)
 
@@ -156,7 +159,7 @@ class TileDetector:
         return boxes[keep], scores[keep], centres[keep]
 
     def finish(self, boxes: np.ndarray, scores: np.ndarray, centres: np.ndarray, shape: tuple[int, ...],
-               partition: bool = True) -> list[DetectedTile]:
+               partition: bool | None = None) -> list[DetectedTile]:
         """Proposals → tiles: size calibration, then the split of overlapping neighbours, then the photo's frame.
 
         The calibration comes first because it corrects the net's own (systematic) size error; the split only
@@ -165,7 +168,7 @@ class TileDetector:
         """
         h, w = shape[:2]
         boxes = calibrate_boxes(boxes, self.info.box_scale_x, self.info.box_scale_y)
-        if partition:
+        if self.info.partition if partition is None else partition:
             boxes = partition_overlaps(boxes, centres)
         boxes = np.clip(boxes, 0, np.array([w, h, w, h], np.float32))
         return [make_tile(boxes[i], float(scores[i])) for i in range(len(boxes))
@@ -222,9 +225,16 @@ def read_model_info(session, path: Path) -> ModelInfo:
             nms_iou=float(meta.get("nms_iou", 0.5)),
             box_scale_x=_check_box_scale(f"{path}: metadata {BOX_SCALE_KEYS[0]}", meta.get(BOX_SCALE_KEYS[0], 1.0)),
             box_scale_y=_check_box_scale(f"{path}: metadata {BOX_SCALE_KEYS[1]}", meta.get(BOX_SCALE_KEYS[1], 1.0)),
+            partition=_check_flag(f"{path}: metadata partition_overlaps", meta.get("partition_overlaps", "true")),
         )
     except (KeyError, ValueError, TypeError) as error:
         raise FanscanError(f"{path}: detector metadata lacks or garbles {error}") from None
+
+
+def _check_flag(where: str, value: str) -> bool:
+    if value.strip().lower() not in ("true", "false"):
+        raise FanscanError(f"{where} is {value!r}, not 'true' or 'false'")
+    return value.strip().lower() == "true"
 
 
 def _check_box_scale(where: str, value: object) -> float:

@@ -73,6 +73,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--export-from", type=Path, default=None,
                    help="skip training: export this checkpoint (last.ckpt, final.pt, stepN.ckpt) to --export")
     p.add_argument("--score-threshold", type=float, default=0.3, help="written into the exported model")
+    p.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE",
+                   help="more metadata for the exported model, e.g. box_scale_x=0.9 or partition_overlaps=false "
+                        "(as benchmarks/calibrate_detector_boxes.py chose them on the held-out photos)")
     p.add_argument("--write-val", type=Path, default=None,
                    help="skip training: link the held-out validation photos into this YOLO-layout folder")
     return p.parse_args(argv)
@@ -322,17 +325,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.write_val:
         write_val_split(args)
         return 0
+    extra = {"score_threshold": str(args.score_threshold)}
+    for item in args.meta:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise SystemExit(f"--meta {item!r}: expected KEY=VALUE")
+        extra[key.strip()] = value.strip()
     if args.export_from:
         if not args.export:
             raise SystemExit("--export-from needs --export PATH")
-        export_onnx(args.export_from, args.export, {"score_threshold": str(args.score_threshold)})
+        export_onnx(args.export_from, args.export, extra)
         return 0
     if args.smoke:
         args.steps, args.batch, args.size = min(args.steps, 3), min(args.batch, 4), 128
         args.val_groups, args.checkpoint_every, args.eval_every = min(args.val_groups, 1), 2, 3
     final = train(args)
     if args.export:
-        export_onnx(final, args.export, {"score_threshold": str(args.score_threshold)})
+        export_onnx(final, args.export, extra)
         log(args.out, f"exported {args.export}")
     return 0
 

@@ -9,7 +9,8 @@ Loose boxes: the upstream augmentation rotated and sheared three photos in four 
 and the box of a rotated tile holds the tile plus neighbours and background — unlike the tight boxes of the test
 photos and of a detector. In such a photo a box whose sides differ by less than 25 % is marked `loose` (a tile
 turned by more than about 10 degrees; an upright tile's box is clearly taller than wide); training samples loose
-patches rarely. Boxes too thin to be a tile at all (broken labels) are skipped.
+patches rarely. Boxes over 3x longer than wide are skipped: some are labels cut by the photo's edge, some tiles of a
+photo squeezed to 640x640 upstream (the crop gives those back a tile's shape, see `CropSpec.max_aspect`).
 `none` patches are cut from the same photos away from every labelled box, and across the gap between two
 neighbouring labelled tiles (half of each): what a loose detection shows when it is not one tile.
 
@@ -34,7 +35,7 @@ from vision.yolo_data import LabelledImage, find_data_yaml, iter_split, read_cla
 
 # Patches are stored at 1.5x the model input with a 35 % margin: room for shifts, scale jitter and rotation.
 STORE_SPEC = CropSpec(width=96, height=120, pad=0.35, border="replicate")
-MAX_ASPECT = 3.0  # a box more than 3x longer than wide is a broken label, not a tile
+MAX_ASPECT = 3.0  # longer boxes: cut labels or squeezed photos (see the module doc)
 MIN_SIDE_PX = 8.0
 LOOSE_ASPECT = 1.25  # in a rotated photo, a box with sides closer than this is a turned tile's loose box
 
