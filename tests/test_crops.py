@@ -22,30 +22,28 @@ def test_crop_has_the_model_input_size() -> None:
     assert crop_box(image, (100, 50, 140, 110), SPEC).shape == (80, 64, 3)
 
 
+def cropped_rectangle_aspect(box_w: int, box_h: int, spec: CropSpec = SPEC) -> float:
+    """Width / height, in the crop, of a dark rectangle that fills the box it is cropped by."""
+    image = np.full((600, 400, 3), 255, np.uint8)
+    x0, y0 = 150, 60
+    cv2.rectangle(image, (x0, y0), (x0 + box_w - 1, y0 + box_h - 1), (0, 0, 0), -1)
+    crop = crop_box(image, (x0, y0, x0 + box_w, y0 + box_h), spec)
+    bx0, by0, bx1, by1 = blob_box(crop[..., 0] < 128)
+    return (bx1 - bx0 + 1) / (by1 - by0 + 1)
+
+
 @pytest.mark.parametrize("box_w, box_h", [(40, 60), (30, 70), (50, 52)])
 def test_aspect_ratio_is_kept(box_w: int, box_h: int) -> None:
     """A dark rectangle filling the box keeps its width:height in the crop (no non-uniform stretch)."""
-    image = np.full((400, 400, 3), 255, np.uint8)
-    x0, y0 = 150, 120
-    cv2.rectangle(image, (x0, y0), (x0 + box_w - 1, y0 + box_h - 1), (0, 0, 0), -1)
-    crop = crop_box(image, (x0, y0, x0 + box_w, y0 + box_h), SPEC)
-    bx0, by0, bx1, by1 = blob_box(crop[..., 0] < 128)
-    aspect = (bx1 - bx0 + 1) / (by1 - by0 + 1)
-    assert aspect == pytest.approx(box_w / box_h, rel=0.08)
+    assert cropped_rectangle_aspect(box_w, box_h) == pytest.approx(box_w / box_h, rel=0.08)
 
 
 @pytest.mark.parametrize("box_w, box_h", [(20, 200), (40, 450)])
 def test_stretched_photo_tile_gets_a_tile_shape_back(box_w: int, box_h: int) -> None:
     """A box many times taller than wide (a photo squeezed to a square) is resampled to `stretched_aspect`."""
-    image = np.full((600, 400, 3), 255, np.uint8)
-    x0, y0 = 150, 60
-    cv2.rectangle(image, (x0, y0), (x0 + box_w - 1, y0 + box_h - 1), (0, 0, 0), -1)
-    crop = crop_box(image, (x0, y0, x0 + box_w, y0 + box_h), SPEC)
-    bx0, by0, bx1, by1 = blob_box(crop[..., 0] < 128)
-    assert (by1 - by0 + 1) / (bx1 - bx0 + 1) == pytest.approx(SPEC.stretched_aspect, rel=0.08)
-    plain = crop_box(image, (x0, y0, x0 + box_w, y0 + box_h), CropSpec(width=64, height=80, pad=0.08, max_aspect=0))
-    px0, py0, px1, py1 = blob_box(plain[..., 0] < 128)
-    assert (py1 - py0 + 1) / (px1 - px0 + 1) > 5  # switched off: the sliver stays a sliver
+    assert 1 / cropped_rectangle_aspect(box_w, box_h) == pytest.approx(SPEC.stretched_aspect, rel=0.08)
+    plain = CropSpec(width=64, height=80, pad=0.08, max_aspect=0)
+    assert 1 / cropped_rectangle_aspect(box_w, box_h, plain) > 5  # switched off: the sliver stays a sliver
 
 
 def test_circle_stays_round() -> None:
