@@ -43,6 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lo", type=float, default=0.60, help="smallest factor tried (both axes)")
     parser.add_argument("--hi", type=float, default=1.05, help="largest factor tried (both axes)")
     parser.add_argument("--step", type=float, default=0.05)
+    parser.add_argument("--thresholds", default=None,
+                        help="score thresholds to try, comma-separated (default: the model's own only). The net runs "
+                             "once at the lowest; a higher one keeps the proposals scoring at least that much (the "
+                             "same boxes suppression would keep, since it only ever removes lower-scoring ones)")
     args = parser.parse_args(argv)
     if "test" in args.data.resolve().parts:
         parser.error("the calibration is chosen on held-out train photos, never on test/")
@@ -50,42 +54,49 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     # Factors forced to 1: the grid sets them itself, whatever the model's metadata says.
     detector = TileDetector(args.model, threads=1, box_scale=(1.0, 1.0))
+    model_threshold = detector.info.score_threshold
+    thresholds = sorted({float(t) for t in args.thresholds.split(",")}) if args.thresholds else [model_threshold]
     photos = []
     for item in iter_split(args.data):
         image = load_image(item.image_path).image
         h, w = image.shape[:2]
         truth = np.array([b.to_pixels(w, h) for b in item.boxes], np.float64).reshape(-1, 4)
-        photos.append((detector.proposals(image), image.shape, truth))
+        photos.append((detector.proposals(image, score_threshold=thresholds[0]), image.shape, truth))
     labelled = sum(len(t) for _, _, t in photos)
 
     values = grid_values(args.lo, args.hi, args.step)
     grid = []
-    for partition in (True, False):
-        for sx in values:
-            for sy in values:
-                detector.info = replace(detector.info, box_scale_x=sx, box_scale_y=sy)
-                matched = detections = 0
-                for (boxes, scores, centres), shape, truth in photos:
-                    tiles = detector.finish(boxes, scores, centres, shape, partition)
-                    found = np.array([t.box for t in tiles], np.float64).reshape(-1, 4)
-                    matched += len(match(found, truth, 0.5))
-                    detections += len(tiles)
-                recall, precision = matched / max(labelled, 1), matched / max(detections, 1)
-                f1 = 2 * recall * precision / max(recall + precision, 1e-9)
-                grid.append({"box_scale_x": sx, "box_scale_y": sy, "partition": partition, "matched": matched,
-                             "detections": detections, "recall": round(recall, 4), "precision": round(precision, 4),
-                             "f1": round(f1, 4)})
+    for threshold in thresholds:
+        for partition in (True, False):
+            for sx in values:
+                for sy in values:
+                    detector.info = replace(detector.info, box_scale_x=sx, box_scale_y=sy)
+                    matched = detections = 0
+                    for (boxes, scores, centres), shape, truth in photos:
+                        keep = scores >= threshold
+                        tiles = detector.finish(boxes[keep], scores[keep], centres[keep], shape, partition)
+                        found = np.array([t.box for t in tiles], np.float64).reshape(-1, 4)
+                        matched += len(match(found, truth, 0.5))
+                        detections += len(tiles)
+                    recall, precision = matched / max(labelled, 1), matched / max(detections, 1)
+                    f1 = 2 * recall * precision / max(recall + precision, 1e-9)
+                    grid.append({"score_threshold": threshold, "box_scale_x": sx, "box_scale_y": sy,
+                                 "partition": partition, "matched": matched, "detections": detections,
+                                 "recall": round(recall, 4), "precision": round(precision, 4), "f1": round(f1, 4)})
 
     def key(row: dict) -> tuple:
-        return (-row["f1"], abs(row["box_scale_x"] - 1) + abs(row["box_scale_y"] - 1), not row["partition"])
+        return (-row["f1"], abs(row["box_scale_x"] - 1) + abs(row["box_scale_y"] - 1),
+                abs(row["score_threshold"] - model_threshold), not row["partition"])
 
     best = min(grid, key=key)
-    shipped = next(r for r in grid if r["box_scale_x"] == 1.0 and r["box_scale_y"] == 1.0 and r["partition"])
+    shipped = min((r for r in grid if r["box_scale_x"] == 1.0 and r["box_scale_y"] == 1.0 and r["partition"]),
+                  key=lambda r: abs(r["score_threshold"] - model_threshold))
     best_per_partition = {str(p): min((r for r in grid if r["partition"] == p), key=key) for p in (True, False)}
     result = {
         "data": str(args.data),
         "model": str(detector.path),
-        "score_threshold": detector.info.score_threshold,
+        "model_score_threshold": model_threshold,
+        "thresholds": thresholds,
         "iou_threshold": 0.5,
         "photos": len(photos),
         "labelled_tiles": labelled,

@@ -301,7 +301,8 @@ def export_onnx(weights: Path, onnx_path: Path, extra_meta: dict[str, str] | Non
 
 def write_val_split(args: argparse.Namespace) -> None:
     """The held-out photos as a YOLO-layout folder for benchmarks/eval_detection.py, as training sees them: turned
-    back and with repaired boxes (unless --loose-labels); untrusted boxes are left out of the labels."""
+    back and with repaired boxes (unless --loose-labels). Tiles whose box could not be trusted are painted over
+    with flat grey: unlabelled, they would count against every detector that finds them."""
     images = dd.load_split(args.data, repair_labels=not args.loose_labels)
     held_out = pick_val_groups(images, args.val_groups, args.seed)
     for sub in ("images", "labels"):
@@ -313,7 +314,10 @@ def write_val_split(args: argparse.Namespace) -> None:
         if dd.source_group(item.name) not in held_out:
             continue
         h, w = item.image.shape[:2]
-        cv2.imwrite(str(args.write_val / "images" / (Path(item.name).stem + ".png")), item.image)
+        image = item.image.copy()
+        for x0, y0, x1, y1 in np.round(item.ignore).astype(int):
+            image[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = 114
+        cv2.imwrite(str(args.write_val / "images" / (Path(item.name).stem + ".png")), image)
         lines = []
         for x0, y0, x1, y1 in np.clip(item.boxes, 0, [w, h, w, h]):
             lines.append(f"0 {(x0 + x1) / 2 / w:.6f} {(y0 + y1) / 2 / h:.6f} {(x1 - x0) / w:.6f} {(y1 - y0) / h:.6f}")
