@@ -111,8 +111,11 @@ def test_every_object_weighs_log_area_in_the_box_loss_whatever_its_size() -> Non
     assert np.count_nonzero(reg_weight[0, 8:, 18:]) > 10 * np.count_nonzero(reg_weight[0, :12, :12])
 
 
-def test_turned_samples_keep_each_tile_inside_its_box() -> None:
-    """Small turns of the view: the label is the box around the turned box, so it still covers its tile."""
+@pytest.mark.parametrize("rotate_p, stretch_p, fill", [(1.0, 0.0, 0.45), (0.0, 1.0, 0.3)])
+def test_turned_and_squeezed_samples_keep_each_tile_inside_its_box(rotate_p: float, stretch_p: float,
+                                                                   fill: float) -> None:
+    """Small turns of the view, or a photo squeezed along one axis: the label follows its tile and stays tight (for
+    a turn, the box around the turned box)."""
     image = np.full((320, 320, 3), (40, 120, 40), np.uint8)
     box = np.array([[140, 120, 180, 176]], np.float32)
     cv2.rectangle(image, (140, 120), (179, 175), (230, 240, 245), -1)
@@ -120,7 +123,7 @@ def test_turned_samples_keep_each_tile_inside_its_box() -> None:
     rng = np.random.default_rng(2)
     turned = 0
     for _ in range(30):
-        sample = dd.random_sample(item, 160, rng, [], composite_p=0.0, rotate_p=1.0)
+        sample = dd.random_sample(item, 160, rng, [], composite_p=0.0, rotate_p=rotate_p, stretch_p=stretch_p)
         if len(sample.boxes) != 1:
             continue
         x0, y0, x1, y1 = sample.boxes[0]
@@ -133,7 +136,7 @@ def test_turned_samples_keep_each_tile_inside_its_box() -> None:
         ys, xs = np.nonzero(ivory)
         assert xs.min() >= x0 - 2 and xs.max() <= x1 + 2 and ys.min() >= y0 - 2 and ys.max() <= y1 + 2
         # ... and tight: the ivory fills most of it (a box of a box would not).
-        assert ivory[int(y0):int(y1), int(x0):int(x1)].mean() > 0.45
+        assert ivory[int(y0):int(y1), int(x0):int(x1)].mean() > fill
         turned += 1
     assert turned >= 10
 

@@ -28,6 +28,7 @@ STRIDE = 4
 SCALE_RANGE = (0.42, 0.95)
 CLOSEUP_SCALE_RANGE = (0.95, 2.2)
 CLOSEUP_PROBABILITY = 0.2
+MAX_STRETCH = 8.0  # largest width:height change of a squeezed photo (the test split has one of about 6)
 # A box cut by the crop edge stays a positive if this much of it is still inside; less, and it is ignored.
 MIN_VISIBLE_FRACTION = 0.5
 # Back colours of common sets (BGR): light blue, dark blue, green, yellow, orange, red, black, pink.
@@ -352,7 +353,7 @@ def photometric(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def random_sample(
     item: TrainImage, size: int, rng: np.random.Generator, back_masks: list[np.ndarray], composite_p: float = 0.6,
-    relay_p: float = 0.0, rotate_p: float = 0.0,
+    relay_p: float = 0.0, rotate_p: float = 0.0, stretch_p: float = 0.0,
 ) -> Sample:
     """One augmented `size` x `size` training crop of `item` with its positive and ignored boxes."""
     image, boxes = item.image, item.boxes
@@ -377,6 +378,16 @@ def random_sample(
         image = np.ascontiguousarray(image[:, ::-1])
         boxes = boxes[:, [2, 1, 0, 3]] * np.array([-1, 1, -1, 1], np.float32) + np.array([width, 0, width, 0])
         ignored = ignored[:, [2, 1, 0, 3]] * np.array([-1, 1, -1, 1], np.float32) + np.array([width, 0, width, 0])
+    if stretch_p and rng.random() < stretch_p:
+        # A photo squeezed non-uniformly (dataset exports squeeze every photo to a square: a strip photo of one row
+        # becomes tiles several times taller than wide); the area stays, one axis grows as the other shrinks.
+        factor = math.sqrt(math.exp(rng.uniform(0.0, math.log(MAX_STRETCH))))
+        fx, fy = (factor, 1 / factor) if rng.random() < 0.5 else (1 / factor, factor)
+        h0, w0 = image.shape[:2]
+        size_xy = (max(1, round(w0 * fx)), max(1, round(h0 * fy)))
+        image = cv2.resize(image, size_xy, interpolation=cv2.INTER_AREA)
+        stretch = np.array([size_xy[0] / w0, size_xy[1] / h0] * 2, np.float32)
+        boxes, ignored = boxes * stretch, ignored * stretch
     closeup = rng.random() < CLOSEUP_PROBABILITY
     scale = rng.uniform(*CLOSEUP_SCALE_RANGE) if closeup else rng.uniform(*SCALE_RANGE)
     h, w = image.shape[:2]
