@@ -43,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lo", type=float, default=0.60, help="smallest factor tried (both axes)")
     parser.add_argument("--hi", type=float, default=1.05, help="largest factor tried (both axes)")
     parser.add_argument("--step", type=float, default=0.05)
+    parser.add_argument("--centre-suppression", default="0",
+                        help="comma-separated fractions to try for `centre_suppression` (0 = off)")
     parser.add_argument("--thresholds", default=None,
                         help="score thresholds to try, comma-separated (default: the model's own only). The net runs "
                              "once at the lowest; a higher one keeps the proposals scoring at least that much (the "
@@ -66,11 +68,13 @@ def main(argv: list[str] | None = None) -> int:
 
     values = grid_values(args.lo, args.hi, args.step)
     grid = []
-    for threshold in thresholds:
+    suppressions = sorted({float(v) for v in args.centre_suppression.split(",")})
+    for threshold, suppression in ((t, c) for t in thresholds for c in suppressions):
         for partition in (True, False):
             for sx in values:
                 for sy in values:
-                    detector.info = replace(detector.info, box_scale_x=sx, box_scale_y=sy)
+                    detector.info = replace(detector.info, box_scale_x=sx, box_scale_y=sy,
+                                            centre_suppression=suppression)
                     matched = detections = 0
                     for (boxes, scores, centres), shape, truth in photos:
                         keep = scores >= threshold
@@ -80,17 +84,18 @@ def main(argv: list[str] | None = None) -> int:
                         detections += len(tiles)
                     recall, precision = matched / max(labelled, 1), matched / max(detections, 1)
                     f1 = 2 * recall * precision / max(recall + precision, 1e-9)
-                    grid.append({"score_threshold": threshold, "box_scale_x": sx, "box_scale_y": sy,
+                    grid.append({"score_threshold": threshold, "centre_suppression": suppression,
+                                 "box_scale_x": sx, "box_scale_y": sy,
                                  "partition": partition, "matched": matched, "detections": detections,
                                  "recall": round(recall, 4), "precision": round(precision, 4), "f1": round(f1, 4)})
 
     def key(row: dict) -> tuple:
         return (-row["f1"], abs(row["box_scale_x"] - 1) + abs(row["box_scale_y"] - 1),
-                abs(row["score_threshold"] - model_threshold), not row["partition"])
+                abs(row["score_threshold"] - model_threshold), row["centre_suppression"], not row["partition"])
 
     best = min(grid, key=key)
     shipped = min((r for r in grid if r["box_scale_x"] == 1.0 and r["box_scale_y"] == 1.0 and r["partition"]),
-                  key=lambda r: abs(r["score_threshold"] - model_threshold))
+                  key=lambda r: (abs(r["score_threshold"] - model_threshold), r["centre_suppression"]))
     best_per_partition = {str(p): min((r for r in grid if r["partition"] == p), key=key) for p in (True, False)}
     result = {
         "data": str(args.data),

@@ -111,8 +111,9 @@ def test_every_object_weighs_log_area_in_the_box_loss_whatever_its_size() -> Non
     assert np.count_nonzero(reg_weight[0, 8:, 18:]) > 10 * np.count_nonzero(reg_weight[0, :12, :12])
 
 
-@pytest.mark.parametrize("rotate_p, stretch_p, fill", [(1.0, 0.0, 0.45), (0.0, 1.0, 0.3)])
-def test_turned_and_squeezed_samples_keep_each_tile_inside_its_box(rotate_p: float, stretch_p: float,
+@pytest.mark.parametrize("rotate_p, stretch_p, wide_p, fill",
+                         [(1.0, 0.0, 0.0, 0.45), (0.0, 1.0, 0.0, 0.3), (0.0, 0.0, 1.0, 0.3)])
+def test_turned_and_squeezed_samples_keep_each_tile_inside_its_box(rotate_p: float, stretch_p: float, wide_p: float,
                                                                    fill: float) -> None:
     """Small turns of the view, or a photo squeezed along one axis: the label follows its tile and stays tight (for
     a turn, the box around the turned box)."""
@@ -123,7 +124,8 @@ def test_turned_and_squeezed_samples_keep_each_tile_inside_its_box(rotate_p: flo
     rng = np.random.default_rng(2)
     turned = 0
     for _ in range(30):
-        sample = dd.random_sample(item, 160, rng, [], composite_p=0.0, rotate_p=rotate_p, stretch_p=stretch_p)
+        sample = dd.random_sample(item, 160, rng, [], composite_p=0.0, rotate_p=rotate_p, stretch_p=stretch_p,
+                                   wide_rotate_p=wide_p)
         if len(sample.boxes) != 1:
             continue
         x0, y0, x1, y1 = sample.boxes[0]

@@ -95,6 +95,10 @@ class ModelInfo:
     # Whether overlapping neighbours are split (`partition_overlaps`): a model trained on loose boxes needs it,
     # one trained on tight boxes does not (metadata `partition_overlaps`, "true" when absent: the older model).
     partition: bool = True
+    # Two peaks on one tile (a framed white dragon's two bars can raise a second one): a detection whose centre lies
+    # in the central `centre_suppression` part of a better-scoring box is dropped (`suppress_inner`); 0 = off.
+    # Touching neighbours are a whole tile apart, outside that part. Metadata `centre_suppression`.
+    centre_suppression: float = 0.0
 
 
 class TileDetector:
@@ -167,6 +171,9 @@ class TileDetector:
         shared edges it set off the midpoints. Suppression ran before, on the boxes the threshold was chosen with.
         """
         h, w = shape[:2]
+        if self.info.centre_suppression > 0 and len(boxes) > 1:
+            keep = suppress_inner(boxes, scores, self.info.centre_suppression)
+            boxes, scores, centres = boxes[keep], scores[keep], centres[keep]
         boxes = calibrate_boxes(boxes, self.info.box_scale_x, self.info.box_scale_y)
         if self.info.partition if partition is None else partition:
             boxes = partition_overlaps(boxes, centres)
@@ -226,9 +233,21 @@ def read_model_info(session, path: Path) -> ModelInfo:
             box_scale_x=_check_box_scale(f"{path}: metadata {BOX_SCALE_KEYS[0]}", meta.get(BOX_SCALE_KEYS[0], 1.0)),
             box_scale_y=_check_box_scale(f"{path}: metadata {BOX_SCALE_KEYS[1]}", meta.get(BOX_SCALE_KEYS[1], 1.0)),
             partition=_check_flag(f"{path}: metadata partition_overlaps", meta.get("partition_overlaps", "true")),
+            centre_suppression=_check_fraction(f"{path}: metadata centre_suppression",
+                                               meta.get("centre_suppression", "0")),
         )
     except (KeyError, ValueError, TypeError) as error:
         raise FanscanError(f"{path}: detector metadata lacks or garbles {error}") from None
+
+
+def _check_fraction(where: str, value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = float("nan")
+    if not 0.0 <= number <= 1.5:
+        raise FanscanError(f"{where} is {value!r}, not a number in 0..1.5")
+    return number
 
 
 def _check_flag(where: str, value: str) -> bool:
@@ -344,6 +363,22 @@ def partition_overlaps(boxes: np.ndarray, centres: np.ndarray, along: float = PA
     out[:, 3] = np.minimum(out[:, 3], np.where(below, mid_y, np.inf).min(axis=1))
     out[:, 1] = np.maximum(out[:, 1], np.where(above, mid_y, -np.inf).max(axis=1))
     return out
+
+
+def suppress_inner(boxes: np.ndarray, scores: np.ndarray, fraction: float) -> np.ndarray:
+    """Indices kept (in their order) when every box whose centre lies within the central `fraction` of a
+    better-scoring kept box (|dx| <= fraction * width / 2 and |dy| <= fraction * height / 2) is dropped."""
+    order = np.argsort(-scores, kind="stable")
+    centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
+    half = np.stack([boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1) * fraction / 2
+    dropped = np.zeros(len(boxes), bool)
+    for i in order:
+        if dropped[i]:
+            continue
+        inside = np.all(np.abs(centres - centres[i]) <= half[i], axis=1)
+        inside[i] = False
+        dropped |= inside & (scores <= scores[i])
+    return np.flatnonzero(~dropped)
 
 
 def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> list[int]:

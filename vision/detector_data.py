@@ -353,7 +353,7 @@ def photometric(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def random_sample(
     item: TrainImage, size: int, rng: np.random.Generator, back_masks: list[np.ndarray], composite_p: float = 0.6,
-    relay_p: float = 0.0, rotate_p: float = 0.0, stretch_p: float = 0.0,
+    relay_p: float = 0.0, rotate_p: float = 0.0, stretch_p: float = 0.0, wide_rotate_p: float = 0.0,
 ) -> Sample:
     """One augmented `size` x `size` training crop of `item` with its positive and ignored boxes."""
     image, boxes = item.image, item.boxes
@@ -405,6 +405,10 @@ def random_sample(
     # A small turn of the whole view (tight labels lost the upstream rotations); a tile's label becomes the box
     # around its turned box, which for small angles stays tight, as a labeller would draw it.
     angle = float(np.clip(rng.normal(0, 6), -12, 12)) if rng.random() < rotate_p else 0.0
+    if wide_rotate_p and rng.random() < wide_rotate_p:
+        # A row photographed at any slant up to 45 degrees (upstream copies turned that far cannot be repaired, so
+        # they are not in the data): the tile's label is the box around it, as a labeller would draw it.
+        angle = float(rng.uniform(-45.0, 45.0))
     if scale < 1:
         # Shrink with area averaging first, as the letterbox does at inference; the warp then only turns and cuts.
         image = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)

@@ -62,6 +62,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--relay-p", type=float, default=0.0,
                    help="share of samples whose tile row is laid out again with backs and a sideways tile")
     p.add_argument("--rotate-p", type=float, default=0.5, help="share of samples turned by a small angle (<= 12 deg)")
+    p.add_argument("--wide-rotate-p", type=float, default=0.0,
+                   help="share of samples turned by any angle up to 45 degrees (a slanted row)")
     p.add_argument("--stretch-p", type=float, default=0.0,
                    help="share of samples whose photo is squeezed non-uniformly first (up to 8x in aspect)")
     p.add_argument("--loose-labels", action="store_true",
@@ -116,7 +118,7 @@ def make_batch(images: list[dd.TrainImage], masks: list[np.ndarray], args: argpa
     for _ in range(args.batch):
         sample = dd.random_sample(images[int(rng.integers(len(images)))], args.size, rng, masks,
                                   relay_p=args.relay_p, rotate_p=args.rotate_p,
-                                  stretch_p=args.stretch_p)
+                                  stretch_p=args.stretch_p, wide_rotate_p=args.wide_rotate_p)
         rgb = sample.image[:, :, ::-1].astype(np.float32) / 255.0
         fields[0].append(((rgb - np.array(MEAN, np.float32)) / np.array(STD, np.float32)).transpose(2, 0, 1))
         for i, value in enumerate(dd.encode_targets(sample, args.size), start=1):
