@@ -2,7 +2,7 @@
 
 Roboflow exported three train copies in four rotated (up to 45 degrees) and sheared, the corners filled with one
 flat neutral colour, and labelled each copy with the axis-aligned box around the transformed *box* of every tile:
-a box of a box, far bigger than the tile (models/tile_detector-NEXT.md, finding 2). A detector trained on those
+a box of a box, far bigger than the tile (models/tile_detector.md, History). A detector trained on those
 learns boxes about 1.5 times too big.
 
 The transform can be read off the photo. The edges between the fill and the content are the images of the source
