@@ -141,11 +141,24 @@ def confirm_hand(proposal: HandProposal, prompter: Prompter) -> tuple[Hand, Hand
 # ---- win context ----------------------------------------------------------------------------------------------------
 
 _SPECIAL_HELP = "l = last of its kind, t = last tile of the wall, k = kong replacement / robbing the kong"
+# Items only the Hong Kong list scores (seed 000): asked under --rules hk, as the flags of the same names.
+_HK_SPECIAL_HELP = "f = flower replacement, d = kong on kong, 1 = first tile (Heaven / Earth)"
 
 
-def _special_letters(ctx: WinContext) -> str:
+def _special_help(rules: str) -> tuple[str, set[str]]:
+    """The help line and the letters allowed for the 'anything else' question under a rule set."""
+    if rules == "hk":
+        return f"{_SPECIAL_HELP}, {_HK_SPECIAL_HELP}", {"l", "t", "k", "f", "d", "1"}
+    return _SPECIAL_HELP, {"l", "t", "k"}
+
+
+def _special_letters(ctx: WinContext, rules: str = "mcr") -> str:
     letters = ("l" if ctx.last_of_kind else "") + ("t" if ctx.last_tile else "")
-    return letters + ("k" if ctx.kong_replacement or ctx.robbing_kong else "")
+    letters += "k" if (ctx.kong_replacement and not ctx.kong_on_kong) or ctx.robbing_kong else ""
+    if rules == "hk":
+        letters += ("f" if ctx.flower_replacement else "") + ("d" if ctx.kong_on_kong else "")
+        letters += "1" if ctx.first_tile else ""
+    return letters
 
 
 def parse_flowers(text: str) -> tuple[tuple[str, ...], int | None]:
@@ -175,9 +188,10 @@ def with_winning_tile(hand: Hand, tile: str) -> Hand:
     return replace(hand, standing=tuple(concealed), winning_tile=tile)
 
 
-def ask_context(hand: Hand, defaults: WinContext, prompter: Prompter, ask_winning_tile: bool = True
-                ) -> tuple[Hand, WinContext]:
-    """Ask what the photo cannot show; each default comes from `defaults` (flags and the photo's flowers)."""
+def ask_context(hand: Hand, defaults: WinContext, prompter: Prompter, ask_winning_tile: bool = True,
+                rules: str = "mcr") -> tuple[Hand, WinContext]:
+    """Ask what the photo cannot show; each default comes from `defaults` (flags and the photo's flowers).
+    Under `rules` 'hk' the last question also offers the items only that list scores."""
     if ask_winning_tile and hand.winning_tile is not None:
         while True:
             tile = prompter.ask("Winning tile (the tile that completed the hand)", hand.winning_tile)
@@ -199,15 +213,19 @@ def ask_context(hand: Hand, defaults: WinContext, prompter: Prompter, ask_winnin
             break
         except FanscanError as error:
             prompter.say(f"  {error}")
+    help_line, allowed = _special_help(rules)
     while True:
-        special = prompter.ask(f"Anything else? ({_SPECIAL_HELP}; - for none)", _special_letters(defaults) or "-")
+        special = prompter.ask(f"Anything else? ({help_line}; - for none)", _special_letters(defaults, rules) or "-")
         letters = set(special.lower().replace(",", "").replace(" ", "")) - {"-"}
-        if letters <= {"l", "t", "k"}:
+        if letters <= allowed:
             break
-        prompter.say(f"  letters l, t, k only ({_SPECIAL_HELP})")
+        prompter.say(f"  letters {', '.join(sorted(allowed, key='ltkfd1'.index))} only ({help_line})")
+    # As the flags: a replacement tile after a flower or a second kong is drawn, so the win is self-drawn.
+    self_drawn = self_drawn or bool(letters & {"f", "d"})
     context = WinContext(
         prevalent_wind=prevalent, seat_wind=seat, self_drawn=self_drawn, last_of_kind="l" in letters,
-        last_tile="t" in letters, kong_replacement="k" in letters and self_drawn,
+        last_tile="t" in letters, kong_replacement=("k" in letters and self_drawn) or "d" in letters,
         robbing_kong="k" in letters and not self_drawn, flowers=flowers, flower_count=flower_count,
+        flower_replacement="f" in letters, kong_on_kong="d" in letters, first_tile="1" in letters,
     )
     return hand, context

@@ -147,6 +147,21 @@ def test_a_wrong_answer_is_asked_again(labels_as_models, capsys, monkeypatch):
     assert "please answer y or n" in out and "one of E, S, W, N" in out and "letters l, t, k only" in out
 
 
+def test_hong_kong_items_are_asked_under_hk_only(labels_as_models, capsys, monkeypatch):
+    # accept, winning tile as proposed, not self-drawn, seat E, prevalent E, flower a, then 'f' (flower replacement):
+    # under hk that is Win on Kong, and the replacement tile makes the win self-drawn.
+    answers = "\n\nn\nE\nE\na\nf\n"
+    code, out, _ = run_cli(["photo", sample("hand_006"), "--rules", "hk"], capsys, answers, monkeypatch)
+    assert code == 0
+    assert "f = flower replacement" in out
+    assert "Win on Kong" in out and "self-drawn" in out
+    # Under mcr the same letter is not offered, and asked again.
+    code, out, _ = run_cli(["photo", sample("hand_006")], capsys, answers + "-\n", monkeypatch)
+    assert code == 0
+    assert "f = flower replacement" not in out and "letters l, t, k only" in out
+    assert "Win on Kong" not in out
+
+
 # ---- bad input -----------------------------------------------------------------------------------------------------
 
 

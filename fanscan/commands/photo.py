@@ -106,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         defaults = context_from_args(args, proposal.flowers)
         for attempt in range(1, MAX_CONTEXT_TRIES + 1):
-            hand, context = ask_context(hand, defaults, prompter, ask_winning_tile=attempt == 1)
+            hand, context = ask_context(hand, defaults, prompter, ask_winning_tile=attempt == 1,
+                                        rules=args.rules)
             try:
                 result = score(hand, context, rules=args.rules)
                 break
