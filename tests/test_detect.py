@@ -192,6 +192,9 @@ def test_a_second_peak_inside_a_better_box_is_dropped_but_touching_neighbours_st
     # A tighter central part lets the duplicate through; the better box is never the one dropped.
     assert suppress_inner(boxes, scores, 0.2).tolist() == [0, 1, 2, 3]
     assert suppress_inner(boxes, scores[[1, 0, 2, 3]], 1.0).tolist() == [1, 2, 3]
+    # Equal scores: the box kept first stays kept, even when a later, bigger box holds its centre.
+    small_then_big = np.array([[10, 10, 14, 16], [0, 0, 40, 60]], np.float32)
+    assert suppress_inner(small_then_big, np.array([0.5, 0.5], np.float32), 1.0).tolist() == [0, 1]
 
 
 def test_centre_suppression_comes_from_the_model_metadata(tmp_path: Path) -> None:

@@ -369,15 +369,16 @@ def suppress_inner(boxes: np.ndarray, scores: np.ndarray, fraction: float) -> np
     """Indices kept (in their order) when every box whose centre lies within the central `fraction` of a
     better-scoring kept box (|dx| <= fraction * width / 2 and |dy| <= fraction * height / 2) is dropped."""
     order = np.argsort(-scores, kind="stable")
+    rank = np.empty(len(boxes), int)
+    rank[order] = np.arange(len(boxes))
     centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
     half = np.stack([boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1) * fraction / 2
     dropped = np.zeros(len(boxes), bool)
     for i in order:
         if dropped[i]:
             continue
-        inside = np.all(np.abs(centres - centres[i]) <= half[i], axis=1)
-        inside[i] = False
-        dropped |= inside & (scores <= scores[i])
+        # Only boxes later in the order: one already kept is never dropped afterwards (equal scores included).
+        dropped |= np.all(np.abs(centres - centres[i]) <= half[i], axis=1) & (rank > rank[i])
     return np.flatnonzero(~dropped)
 
 

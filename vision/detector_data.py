@@ -423,8 +423,8 @@ def random_sample(
     matrix = np.vstack([turn, [0, 0, 1]]) @ to_small  # photo pixels -> crop pixels
     crop = cv2.warpAffine(image, turn, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                           borderValue=tuple(int(v) for v in rng.integers(0, 255, 3)))
-    positives, extra_ignored = _crop_boxes(_transform_boxes(boxes, matrix), 0.0, 0.0, 1.0, size)
-    ignored_crop, _ = _crop_boxes(_transform_boxes(ignored, matrix), 0.0, 0.0, 1.0, size, keep_all=True)
+    positives, extra_ignored = _crop_boxes(_transform_boxes(boxes, matrix), size)
+    ignored_crop, _ = _crop_boxes(_transform_boxes(ignored, matrix), size, keep_all=True)
     crop = photometric(crop, rng)
     all_ignored = np.concatenate([ignored_crop, extra_ignored]).astype(np.float32).reshape(-1, 4)
     return Sample(crop, positives, all_ignored)
@@ -439,13 +439,10 @@ def _transform_boxes(boxes: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     return np.concatenate([mapped.min(axis=1), mapped.max(axis=1)], axis=1).astype(np.float32)
 
 
-def _crop_boxes(
-    boxes: np.ndarray, x0: float, y0: float, scale: float, size: int, keep_all: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
-    """Boxes moved into the crop: (kept positives, boxes too cut off to call either way)."""
-    if len(boxes) == 0:
+def _crop_boxes(moved: np.ndarray, size: int, keep_all: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Boxes already in crop pixels, clipped to the crop: (kept positives, boxes too cut off to call either way)."""
+    if len(moved) == 0:
         return np.zeros((0, 4), np.float32), np.zeros((0, 4), np.float32)
-    moved = (boxes - np.array([x0, y0, x0, y0], np.float32)) * scale
     clipped = np.clip(moved, 0, size)
     area = np.maximum((moved[:, 2] - moved[:, 0]) * (moved[:, 3] - moved[:, 1]), 1e-6)
     visible = (clipped[:, 2] - clipped[:, 0]) * (clipped[:, 3] - clipped[:, 1]) / area

@@ -81,7 +81,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="more metadata for the exported model, e.g. box_scale_x=0.9 or partition_overlaps=false "
                         "(as benchmarks/calibrate_detector_boxes.py chose them on the held-out photos)")
     p.add_argument("--write-val", type=Path, default=None,
-                   help="skip training: link the held-out validation photos into this YOLO-layout folder")
+                   help="skip training: write the held-out validation photos, repaired as training sees them, "
+                        "into this YOLO-layout folder")
     return p.parse_args(argv)
 
 
@@ -161,7 +162,6 @@ def evaluate_torch(model, images: list[dd.TrainImage], threshold: float = 0.3) -
     result: dict = {"labelled": int(raw[2])}
     for name, (tp, n_pred, n_true) in (("raw", raw), ("partitioned", split)):
         result[name] = {"recall": tp / max(n_true, 1), "precision": tp / max(n_pred, 1)}
-    result["recall"], result["precision"] = result["raw"]["recall"], result["raw"]["precision"]
     return result
 
 
@@ -230,7 +230,8 @@ def train(args: argparse.Namespace) -> Path:
             return checkpoint
         if val_images and (done % args.eval_every == 0 or done == args.steps):
             metrics = evaluate_torch(model, val_images)
-            log(args.out, f"val step {done}: raw recall {metrics['recall']:.4f} precision {metrics['precision']:.4f}"
+            raw = metrics["raw"]
+            log(args.out, f"val step {done}: raw recall {raw['recall']:.4f} precision {raw['precision']:.4f}"
                           f"; partitioned {metrics['partitioned']['recall']:.4f} "
                           f"{metrics['partitioned']['precision']:.4f} ({metrics['labelled']} boxes)")
             if done % 600 == 0:
@@ -307,7 +308,8 @@ def export_onnx(weights: Path, onnx_path: Path, extra_meta: dict[str, str] | Non
 def write_val_split(args: argparse.Namespace) -> None:
     """The held-out photos as a YOLO-layout folder for benchmarks/eval_detection.py, as training sees them: turned
     back and with repaired boxes (unless --loose-labels). Tiles whose box could not be trusted are painted over
-    with flat grey: unlabelled, they would count against every detector that finds them."""
+    with flat grey: unlabelled, they would count against every detector that finds them. Every label is class 0
+    (the repair keeps boxes, not classes): the folder measures detection, not what the tiles are."""
     images = dd.load_split(args.data, repair_labels=not args.loose_labels)
     held_out = pick_val_groups(images, args.val_groups, args.seed)
     for sub in ("images", "labels"):

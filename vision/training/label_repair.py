@@ -84,8 +84,13 @@ def estimate_axes(image: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     colour = fill_colour(image)
     if colour is None:
         return None
-    h, w = image.shape[:2]
-    content = ((1 - _fill_mask(image, colour)) * 255).astype(np.uint8)
+    return _axes_from_content(1 - _fill_mask(image, colour))
+
+
+def _axes_from_content(content_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """`estimate_axes` from the mask (1 = photo content, 0 = fill) the fill leaves."""
+    h, w = content_mask.shape[:2]
+    content = (content_mask * 255).astype(np.uint8)
     content = cv2.morphologyEx(content, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
     contours, _ = cv2.findContours(content, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
@@ -130,7 +135,11 @@ def estimate_axes(image: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
 def repair(image: np.ndarray, boxes: np.ndarray) -> Repair | None:
     """The photo warped back to its source frame and its loose boxes unmixed; None when no transform is seen or
     it is too close to 45 degrees to unmix (leave such a photo out of box training)."""
-    axes = estimate_axes(image)
+    colour = fill_colour(image)
+    if colour is None:
+        return None
+    content = 1 - _fill_mask(image, colour)  # found once: it gives the axes and, warped, the valid region
+    axes = _axes_from_content(content)
     if axes is None:
         return None
     u, v = axes
@@ -141,12 +150,10 @@ def repair(image: np.ndarray, boxes: np.ndarray) -> Repair | None:
     inverse = np.linalg.inv(np.stack([u, v], axis=1))
     centre = np.array([w / 2, h / 2])
     warp = np.concatenate([inverse, (centre - inverse @ centre)[:, None]], axis=1).astype(np.float32)
-    colour = fill_colour(image)
-    content = 1 - _fill_mask(image, colour) if colour is not None else np.ones((h, w), np.uint8)
     warped = cv2.warpAffine(image, warp, (w, h), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0))
     valid = cv2.warpAffine(content, warp, (w, h), flags=cv2.INTER_NEAREST, borderValue=0)
     # What is not source content (old fill, and what the copy had cut off) becomes one flat fill again.
-    warped[valid == 0] = np.asarray(colour if colour is not None else (0, 0, 0), np.uint8)
+    warped[valid == 0] = np.asarray(colour, np.uint8)
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
     out = np.zeros_like(boxes)
     good = np.zeros(len(boxes), bool)
