@@ -24,7 +24,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
+from benchmarks.results_file import write_json  # noqa: E402
 from vision.detect import TileDetector  # noqa: E402
 from vision.detection_metrics import match  # noqa: E402
 from vision.load import load_image  # noqa: E402
@@ -114,8 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(json.dumps({k: v for k, v in result.items() if k != "grid"}, indent=2))
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=1), encoding="utf-8")
+        write_json(args.json, result, indent=1)
     return 0
 
 

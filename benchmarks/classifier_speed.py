@@ -9,7 +9,6 @@ model's input size. Target: <= 1 ms per crop at batch 14.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import sys
@@ -22,7 +21,7 @@ import numpy as np
 # would otherwise shadow the `scoring` package.
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
+from benchmarks.results_file import write_json  # noqa: E402
 from vision.classify import DEFAULT_MODEL, TileClassifier  # noqa: E402
 
 
@@ -55,8 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"median {result['median_ms_per_crop']} ms per crop ({per_batch:.2f} ms per batch of {args.batch}), "
           f"p90 {result['p90_ms_per_batch']} ms per batch, load {result['load_average_1min']}")
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2), encoding="utf-8")
+        write_json(args.json, result)
     return 0
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-
+from benchmarks.results_file import write_json  # noqa: E402
 from scoring import Hand, format_hand, is_complete, score  # noqa: E402
 from scoring.crosscheck import (  # noqa: E402
     EXPLAINED,
@@ -105,8 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         report["unexplained"] = cats.get("unexplained", 0)
         report["explained_differences"] = sum(v for c, v in cats.items() if c in EXPLAINED)
         report["same"] = cats.get("same", 0)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        write_json(out, report)
         print(f"chunk {k + 1}/{chunks}: {report['hands']} hands, {cats}, {time.time() - t0:.0f}s", flush=True)
     return 1 if report.get("unexplained") or report.get("completeness", {}).get("disagree") else 0
 

@@ -23,7 +23,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
+from benchmarks.results_file import write_json  # noqa: E402
 from vision import detector_data as dd  # noqa: E402
 from vision.detect import TileDetector  # noqa: E402
 from vision.detection_metrics import match  # noqa: E402
@@ -123,8 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         result[f"{name}_count"] = total
     print(json.dumps(result, indent=2))
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        write_json(args.json, result)
     return 0
 
 

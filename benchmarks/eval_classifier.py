@@ -10,7 +10,6 @@ and writes a confusion-matrix PNG (rows: truth, columns: prediction) beside the 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -22,7 +21,7 @@ import numpy as np
 # would otherwise shadow the `scoring` package.
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
+from benchmarks.results_file import write_json  # noqa: E402
 from scoring.errors import FanscanError  # noqa: E402
 from vision.classify import DEFAULT_MODEL, TileClassifier  # noqa: E402
 from vision.crops import crop_box  # noqa: E402
@@ -152,8 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     draw_matrix(result["classes"], np.array(result["matrix"]), png)
     print(f"confusion matrix: {png}")
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=1), encoding="utf-8")
+        write_json(args.json, result, indent=1)
         print(f"json: {args.json}")
     return 0
 

@@ -34,7 +34,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
+from benchmarks.results_file import write_json  # noqa: E402
 from scoring.errors import FanscanError  # noqa: E402
 from vision.dataset_classes import tile_id_for  # noqa: E402
 from vision.detect import DetectedTile, TileDetector  # noqa: E402
@@ -214,8 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {k: v for k, v in result.items() if k not in ("misses", "false_positives")}
     print(json.dumps(summary, indent=2))
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2), encoding="utf-8")
+        write_json(args.json, result)
     return 0
 
 

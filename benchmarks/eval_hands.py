@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
+from benchmarks.results_file import write_json  # noqa: E402
 from scoring.errors import FanscanError  # noqa: E402
 from vision.dataset_classes import guess_table, tile_id_for  # noqa: E402
 from vision.yolo_data import find_data_yaml, iter_split, read_class_names  # noqa: E402
@@ -85,8 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     summary["wrong"] = [p["image"] for p in result["per_photo"] if not p["exact"]]
     print(json.dumps(summary, indent=2))
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2), encoding="utf-8")
+        write_json(args.json, result)
     return 0
 
 

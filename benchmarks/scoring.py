@@ -26,8 +26,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-
 import scoring  # noqa: E402
+from benchmarks.results_file import write_json  # noqa: E402
 from scoring.random_hands import random_hand_strings  # noqa: E402
 
 
@@ -127,9 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": platform.machine(),
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    write_json(args.out, result)
     print(json.dumps(result, indent=2))
     return 0
 

@@ -26,7 +26,7 @@ import cv2
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
+from benchmarks.results_file import write_json  # noqa: E402
 from vision.detect import TileDetector  # noqa: E402
 from vision.load import load_image  # noqa: E402
 
@@ -126,8 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     text = json.dumps(result, indent=2)
     print(text)
     if args.json and args.json != "-":
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(text + "\n", encoding="utf-8")
+        write_json(args.json, result)
     return 0
 
 
