@@ -5,10 +5,11 @@
         --json benchmarks/results/detector_box_calibration.json
 
 `--data` must be held-out TRAIN photos with tight labels (the repaired held-out set above: the 16 held-out source
-groups of `vision.train_detector --write-val`, rotation and shear undone), never `test/`. The net runs once per
-photo (`TileDetector.proposals`, product path after `vision.load.load_image`); every grid point then only re-runs
-`TileDetector.finish` (calibration, optional split of overlapping neighbours) and the IoU >= 0.5 matching.
-The choice is the grid point with the best F1; ties go to the factors nearest 1 (the smallest change).
+groups of `fanscan.training.train_detector --write-val`, rotation and shear undone), never `test/`.
+The net runs once per photo (`TileDetector.proposals`, product path after `vision.load.load_image`); every grid
+point then only re-runs `TileDetector.finish` (calibration, optional split of overlapping neighbours)
+and the IoU >= 0.5 matching. The choice is the grid point with the best F1;
+ties go to the factors nearest 1 (the smallest change).
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from fanscan.vision.detect import TileDetector  # noqa: E402
+from fanscan.vision.detection_metrics import match  # noqa: E402
+from fanscan.vision.load import load_image  # noqa: E402
+from fanscan.vision.yolo_data import iter_split  # noqa: E402
+
 from benchmarks.results_file import write_json  # noqa: E402
-from vision.detect import TileDetector  # noqa: E402
-from vision.detection_metrics import match  # noqa: E402
-from vision.load import load_image  # noqa: E402
-from vision.yolo_data import iter_split  # noqa: E402
 
 
 def grid_values(start: float, stop: float, step: float) -> list[float]:

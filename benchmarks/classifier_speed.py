@@ -21,8 +21,9 @@ import numpy as np
 # would otherwise shadow the `scoring` package.
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from fanscan.vision.classify import DEFAULT_MODEL, TileClassifier  # noqa: E402
+
 from benchmarks.results_file import write_json  # noqa: E402
-from vision.classify import DEFAULT_MODEL, TileClassifier  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,8 +7,9 @@ photo is laid out again from its own tiles, touching, with the 2nd and 3rd tiles
 concealed kong shows them) and the second-to-last turned a quarter (a claimed tile). Then: the share of those backs
 and sideways tiles detected at IoU >= 0.5, and recall on the other tiles of the row.
 
-Caveat: the backs come from the same renderer as the training composites (`vision.detector_data.render_back`), so
-this shows that the detector learned them, not how it does on a real set's backs.
+Caveat: the backs come from the same renderer as the training composites
+(`fanscan.training.detector_data.render_back`), so this shows that the detector learned
+them, not how it does on a real set's backs.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from fanscan.training import detector_data as dd  # noqa: E402
+from fanscan.vision.detect import TileDetector  # noqa: E402
+from fanscan.vision.detection_metrics import match  # noqa: E402
+from fanscan.vision.yolo_data import iter_split  # noqa: E402
+
 from benchmarks.results_file import write_json  # noqa: E402
-from vision import detector_data as dd  # noqa: E402
-from vision.detect import TileDetector  # noqa: E402
-from vision.detection_metrics import match  # noqa: E402
-from vision.yolo_data import iter_split  # noqa: E402
 
 DEFAULT_ARTWORK = ROOT.parent / "shared" / "artwork" / "fluffystuff-cc0"
 

@@ -21,12 +21,13 @@ import numpy as np
 # would otherwise shadow the `scoring` package.
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from fanscan.scoring.errors import FanscanError  # noqa: E402
+from fanscan.vision.classify import DEFAULT_MODEL, TileClassifier  # noqa: E402
+from fanscan.vision.crops import crop_box  # noqa: E402
+from fanscan.vision.dataset_classes import guess_table  # noqa: E402
+from fanscan.vision.yolo_data import find_data_yaml, iter_split, read_class_names  # noqa: E402
+
 from benchmarks.results_file import write_json  # noqa: E402
-from scoring.errors import FanscanError  # noqa: E402
-from vision.classify import DEFAULT_MODEL, TileClassifier  # noqa: E402
-from vision.crops import crop_box  # noqa: E402
-from vision.dataset_classes import guess_table  # noqa: E402
-from vision.yolo_data import find_data_yaml, iter_split, read_class_names  # noqa: E402
 
 
 def evaluate(data: Path, model: Path) -> dict:

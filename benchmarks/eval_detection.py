@@ -2,8 +2,8 @@
 
     python benchmarks/eval_detection.py --data ../shared/data/chinese-mahjong-v4/test --json runs/eval_test.json
 
-Photos go through the product path: `vision.load.load_image` then `vision.detect.detect`; labelled boxes are scaled
-into the same working pixels. Every labelled box (whatever its class) is a tile to find; matching is greedy, best
+Photos go through the product path: `vision.load.load_image` then `fanscan.vision.detect.detect`; labelled boxes are
+scaled into the same working pixels. Every labelled box (whatever its class) is a tile to find; matching is greedy, best
 score first, one detection per labelled tile.
 
 Precision is measured on face-up tiles: the data labels no face-down tiles (SOURCE.md), yet the detector is taught
@@ -34,13 +34,14 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from fanscan.scoring.errors import FanscanError  # noqa: E402
+from fanscan.vision.dataset_classes import tile_id_for  # noqa: E402
+from fanscan.vision.detect import DetectedTile, TileDetector  # noqa: E402
+from fanscan.vision.detection_metrics import match  # noqa: E402
+from fanscan.vision.load import load_image  # noqa: E402
+from fanscan.vision.yolo_data import find_data_yaml, iter_split, read_class_names  # noqa: E402
+
 from benchmarks.results_file import write_json  # noqa: E402
-from scoring.errors import FanscanError  # noqa: E402
-from vision.dataset_classes import tile_id_for  # noqa: E402
-from vision.detect import DetectedTile, TileDetector  # noqa: E402
-from vision.detection_metrics import match  # noqa: E402
-from vision.load import load_image  # noqa: E402
-from vision.yolo_data import find_data_yaml, iter_split, read_class_names  # noqa: E402
 
 # The hook for the whole-hand measure: (working image, detections, per-detection top-k [(tile_id, prob)]) ->
 # the proposed hand's tile ids (flowers included), or None when no hand could be proposed.
@@ -69,7 +70,7 @@ def load_classifier(path: str | None):
     if path == "none":
         return None
     try:
-        from vision.classify import TileClassifier
+        from fanscan.vision.classify import TileClassifier
     except ImportError:
         return None
     try:
@@ -84,7 +85,7 @@ def default_hand_reader(classifier) -> HandReader | None:
     if classifier is None:
         return None
     try:
-        from vision.pipeline import read_hand_tiles
+        from fanscan.vision.pipeline import read_hand_tiles
     except ImportError:
         return None
     return read_hand_tiles
@@ -93,7 +94,7 @@ def default_hand_reader(classifier) -> HandReader | None:
 def classify(classifier, image: np.ndarray, tiles: list[DetectedTile], k: int = 3) -> list[list[tuple[str, float]]]:
     if classifier is None or not tiles:
         return [[] for _ in tiles]
-    from vision.crops import DEFAULT_SPEC, crop_tiles
+    from fanscan.vision.crops import DEFAULT_SPEC, crop_tiles
 
     spec = getattr(classifier, "crop_spec", DEFAULT_SPEC)
     crops = crop_tiles(image, [t.quad for t in tiles], spec)

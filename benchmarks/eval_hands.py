@@ -21,10 +21,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from fanscan.scoring.errors import FanscanError  # noqa: E402
+from fanscan.vision.dataset_classes import guess_table, tile_id_for  # noqa: E402
+from fanscan.vision.yolo_data import find_data_yaml, iter_split, read_class_names  # noqa: E402
+
 from benchmarks.results_file import write_json  # noqa: E402
-from scoring.errors import FanscanError  # noqa: E402
-from vision.dataset_classes import guess_table, tile_id_for  # noqa: E402
-from vision.yolo_data import find_data_yaml, iter_split, read_class_names  # noqa: E402
 
 DEFAULT_DATA = ROOT / "datasets" / "samples"
 
@@ -75,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prefix", default="hand_", help="photos whose name starts with this (default hand_)")
     args = parser.parse_args(argv)
     try:
-        from vision.pipeline import Pipeline
+        from fanscan.vision.pipeline import Pipeline
 
         result = evaluate(args.data, Pipeline(), args.prefix)
     except FanscanError as error:

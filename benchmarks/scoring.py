@@ -26,9 +26,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-import scoring  # noqa: E402
+from fanscan.scoring.random_hands import random_hand_strings  # noqa: E402
+
 from benchmarks.results_file import write_json  # noqa: E402
-from scoring.random_hands import random_hand_strings  # noqa: E402
+from fanscan import scoring  # noqa: E402
 
 
 def _stats(ns: list[int]) -> dict[str, float]:

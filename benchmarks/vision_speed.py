@@ -26,9 +26,10 @@ import cv2
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from fanscan.vision.detect import TileDetector  # noqa: E402
+from fanscan.vision.load import load_image  # noqa: E402
+
 from benchmarks.results_file import write_json  # noqa: E402
-from vision.detect import TileDetector  # noqa: E402
-from vision.load import load_image  # noqa: E402
 
 DEFAULT_PHOTO = ROOT.parent / "shared" / "data" / "chinese-mahjong-v4" / "test" / "images"
 FALLBACK_PHOTO = ROOT / "tests" / "data" / "mini_yolo" / "train" / "images"
@@ -57,7 +58,7 @@ def pick_photo(path: Path | None) -> Path:
 
 def load_classifier():
     try:
-        from vision.classify import TileClassifier
+        from fanscan.vision.classify import TileClassifier
 
         return TileClassifier()
     except Exception:  # not written yet, or no model shipped: time what exists
@@ -75,7 +76,7 @@ def stage_times(path: Path, detector: TileDetector, classifier, repeat: int) -> 
     result["tiles"] = len(tiles)
     total = result["load_ms"] + result["detect_ms"]
     if classifier is not None and tiles:
-        from vision.crops import DEFAULT_SPEC, crop_tiles
+        from fanscan.vision.crops import DEFAULT_SPEC, crop_tiles
 
         spec = getattr(classifier, "crop_spec", DEFAULT_SPEC)
         quads = [t.quad for t in tiles]
@@ -89,7 +90,7 @@ def stage_times(path: Path, detector: TileDetector, classifier, repeat: int) -> 
     result["ratio_to_decode_only"] = round(total / result["decode_only_ms"], 2)
     if classifier is not None:
         # The whole product path, grouping included: file → HandProposal.
-        from vision.pipeline import Pipeline
+        from fanscan.vision.pipeline import Pipeline
 
         pipeline = Pipeline(detector, classifier)
         result["photo_to_proposal_ms"] = median_ms(lambda: pipeline.propose(path), repeat)

@@ -6,8 +6,8 @@ import argparse
 import importlib
 import sys
 
+from fanscan.scoring.errors import FanscanError
 from fanscan.usage_errors import one_line_errors
-from scoring.errors import FanscanError
 
 # Each entry is a module of this package that defines `add_parser(subparsers)` and `run(args) -> int`.
 COMMAND_MODULES = (

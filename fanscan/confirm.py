@@ -11,11 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TextIO
 
-from scoring import Hand, WinContext, parse_hand
-from scoring.errors import FanscanError
-from scoring.hand import check_context_fields
-from scoring.tiles import INDEX, N_KINDS
-from vision.proposal import DROPPED, UNUSED, WINNING, HandProposal, revise
+from fanscan.scoring import Hand, WinContext, parse_hand
+from fanscan.scoring.errors import FanscanError
+from fanscan.scoring.hand import check_context_fields
+from fanscan.scoring.tiles import INDEX, N_KINDS
+from fanscan.vision.proposal import DROPPED, UNUSED, WINNING, HandProposal, revise
 
 LOW_CONFIDENCE = 0.8
 # Runner-up readings less likely than this (relative to the proposal) are not worth the user's attention.

@@ -1,4 +1,18 @@
-"""The shipped ONNX models and their cards (data only: `vision.detect` and `vision.classify` load them by path).
+"""The shipped ONNX models and their cards: package data of `fanscan.models`, found through `importlib.resources`.
 
-A package so that a regular (non-editable) install carries the model files beside `vision/`.
+A regular (non-editable) install carries the model files here; nothing is downloaded at run time.
 """
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+CLASSIFIER = "tile_classifier.onnx"
+DETECTOR = "tile_detector.onnx"
+
+
+def model_path(name: str) -> Path:
+    """The file path of a shipped model (`CLASSIFIER`, `DETECTOR`); onnxruntime needs a real file, and the package is
+    always installed unzipped (setuptools' default for a project with package data)."""
+    return Path(str(resources.files(__name__) / name))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from vision.group import SIDEWAYS, UPRIGHT, ObservedTile
+from fanscan.vision.group import SIDEWAYS, UPRIGHT, ObservedTile
 
 TILE_W, TILE_H = 30.0, 40.0
 

@@ -6,12 +6,11 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-
-from vision.crops import crop_quad, quad_from_box
-from vision.training.augment import patch_to_input
-from vision.training.classes import CLASSES
-from vision.training.real_data import STORE_SPEC, _none_boxes, _overlap_fraction, extract_split, source_of
-from vision.training.train import INPUT_SPEC
+from fanscan.training.augment import patch_to_input
+from fanscan.training.classes import CLASSES
+from fanscan.training.classifier_train import INPUT_SPEC
+from fanscan.training.real_data import STORE_SPEC, _none_boxes, _overlap_fraction, extract_split, source_of
+from fanscan.vision.crops import crop_quad, quad_from_box
 
 MINI = Path(__file__).parent / "data" / "mini_yolo" / "train"
 

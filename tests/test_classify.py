@@ -7,9 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from scoring.errors import FanscanError
-from vision.classify import TileClassifier
+from fanscan.scoring.errors import FanscanError
+from fanscan.vision.classify import TileClassifier
 
 
 def tiny_model(path: Path, classes: list[str], width: int = 64, height: int = 80, meta: dict | None = None,

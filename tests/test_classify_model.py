@@ -11,11 +11,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-
-from vision.classify import DEFAULT_MODEL, TileClassifier
-from vision.crops import crop_box, crop_tiles, quad_from_box
-from vision.dataset_classes import guess_table
-from vision.yolo_data import find_data_yaml, iter_split, read_class_names
+from fanscan.vision.classify import DEFAULT_MODEL, TileClassifier
+from fanscan.vision.crops import crop_box, crop_tiles, quad_from_box
+from fanscan.vision.dataset_classes import guess_table
+from fanscan.vision.yolo_data import find_data_yaml, iter_split, read_class_names
 
 MINI = Path(__file__).parent / "data" / "mini_yolo" / "train"
 

@@ -14,15 +14,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from fanscan.scoring import score
+from fanscan.vision import pipeline as pipeline_module
+from fanscan.vision.dataset_classes import tile_id_for
+from fanscan.vision.group import ObservedTile, choose_reading
+from fanscan.vision.proposal import build_proposal
+from fanscan.vision.yolo_data import read_class_names, read_labels
 from test_load import bomb_png
 
 from fanscan.cli import main
-from scoring import score
-from vision import pipeline as pipeline_module
-from vision.dataset_classes import tile_id_for
-from vision.group import ObservedTile, choose_reading
-from vision.proposal import build_proposal
-from vision.yolo_data import read_class_names, read_labels
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "datasets" / "samples"

@@ -5,9 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-
-from scoring.errors import FanscanError
-from vision.crops import CropSpec, crop_box, crop_quad, crop_tiles, order_quad, quad_from_box
+from fanscan.scoring.errors import FanscanError
+from fanscan.vision.crops import CropSpec, crop_box, crop_quad, crop_tiles, order_quad, quad_from_box
 
 SPEC = CropSpec(width=64, height=80, pad=0.08)
 

@@ -7,9 +7,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-
-from scoring.errors import FanscanError
-from vision.detect import (
+from fanscan.scoring.errors import FanscanError
+from fanscan.vision.detect import (
     DEFAULT_MODEL,
     DetectedTile,
     ModelInfo,
@@ -22,8 +21,8 @@ from vision.detect import (
     partition_overlaps,
     suppress_inner,
 )
-from vision.detection_metrics import match
-from vision.yolo_data import iter_split
+from fanscan.vision.detection_metrics import match
+from fanscan.vision.yolo_data import iter_split
 
 DATA = Path(__file__).parent / "data" / "mini_yolo" / "train"
 INFO = ModelInfo(384, (0.5, 0.5, 0.5), (0.25, 0.25, 0.25), "RGB", 4, 32, 0.3, 0.5)

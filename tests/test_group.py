@@ -5,12 +5,11 @@ from __future__ import annotations
 import math
 
 import pytest
+from fanscan.scoring.notation import format_hand
+from fanscan.vision.group import COMPLETE, INCOMPLETE, READY, ObservedTile, choose_reading
+from fanscan.vision.readings import Candidate, best_first, prune_candidates
+from fanscan.vision.rows import find_rows
 from hand_layouts import TILE_W, lay_row, tiles_of
-
-from scoring.notation import format_hand
-from vision.group import COMPLETE, INCOMPLETE, READY, ObservedTile, choose_reading
-from vision.readings import Candidate, best_first, prune_candidates
-from vision.rows import find_rows
 
 # ---- rows and gaps ------------------------------------------------------------------------------------------------
 

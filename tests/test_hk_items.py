@@ -8,9 +8,8 @@ of the rule set (test_every_item_has_cases), so a new row cannot go untested.
 from __future__ import annotations
 
 import pytest
-
-from scoring import WinContext, get_rule_set, score
-from scoring.hk import LIMIT
+from fanscan.scoring import WinContext, get_rule_set, score
+from fanscan.scoring.hk import LIMIT
 
 SELF = {"self_drawn": True}
 

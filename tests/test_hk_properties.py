@@ -12,14 +12,13 @@ import random
 from dataclasses import replace
 
 import pytest
+from fanscan.scoring import FanscanError, Hand, WinContext, format_hand, parse_hand, score
+from fanscan.scoring.decomposition import arrangements
+from fanscan.scoring.hk import LIMIT, hk_arrangements
+from fanscan.scoring.random_hands import random_hand, rewritten
+from fanscan.scoring.tiles import FLOWERS, INDEX, N_KINDS, PLAYING_TILE_IDS, WINDS
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from scoring import FanscanError, Hand, WinContext, format_hand, parse_hand, score
-from scoring.decomposition import arrangements
-from scoring.hk import LIMIT, hk_arrangements
-from scoring.random_hands import random_hand, rewritten
-from scoring.tiles import FLOWERS, INDEX, N_KINDS, PLAYING_TILE_IDS, WINDS
 
 RULES = ("mcr", "hk")
 seeds = st.integers(min_value=0, max_value=2**32 - 1)

@@ -7,10 +7,10 @@ import json
 from collections import Counter
 
 import pytest
+from fanscan.scoring import RULE_SETS, FanscanError, WinContext, get_rule_set, parse_hand, register_rule_set, score
+from fanscan.scoring.hk import _ROWS, LIMIT, REPLACES, _table_order, make_rule_set
 
 from fanscan.cli import main
-from scoring import RULE_SETS, FanscanError, WinContext, get_rule_set, parse_hand, register_rule_set, score
-from scoring.hk import _ROWS, LIMIT, REPLACES, _table_order, make_rule_set
 
 SELF = {"self_drawn": True}
 

@@ -12,8 +12,7 @@ import math
 import cv2
 import numpy as np
 import pytest
-
-from vision.training.label_repair import estimate_axes, fill_colour, repair
+from fanscan.training.label_repair import estimate_axes, fill_colour, repair
 
 SIZE = 640
 FILL = (114, 114, 114)

@@ -10,9 +10,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-
-from scoring.errors import FanscanError
-from vision.load import MAX_PIXELS, load_image, read_header
+from fanscan.scoring.errors import FanscanError
+from fanscan.vision.load import MAX_PIXELS, load_image, read_header
 
 
 def gradient_image(width: int = 120, height: int = 80) -> np.ndarray:

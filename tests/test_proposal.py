@@ -6,12 +6,11 @@ import json
 from dataclasses import replace
 
 import pytest
+from fanscan.scoring.errors import FanscanError
+from fanscan.scoring.notation import format_hand
+from fanscan.vision.group import choose_reading
+from fanscan.vision.proposal import DROPPED, EMPTY, MELD, WINNING, HandProposal, build_proposal, revise
 from hand_layouts import lay_row, tiles_of
-
-from scoring.errors import FanscanError
-from scoring.notation import format_hand
-from vision.group import choose_reading
-from vision.proposal import DROPPED, EMPTY, MELD, WINNING, HandProposal, build_proposal, revise
 
 
 def _proposal(specs, **kwargs) -> HandProposal:

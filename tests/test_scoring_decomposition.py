@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from scoring import FanscanError, decompose, is_complete, parse_hand, waits
-from scoring.decomposition import arrangements, formal_waits, is_winning
-from scoring.hand import tile_counts
+from fanscan.scoring import FanscanError, decompose, is_complete, parse_hand, waits
+from fanscan.scoring.decomposition import arrangements, formal_waits, is_winning
+from fanscan.scoring.hand import tile_counts
 
 
 def forms(text: str) -> list[str]:

@@ -7,10 +7,9 @@ import random
 from collections import Counter
 
 import pytest
-
-from scoring import WinContext, format_hand, is_complete, parse_hand, score
-from scoring.crosscheck import EXPLAINED, classify_difference, reference_is_winning, reference_score
-from scoring.random_hands import random_hand, with_one_tile_replaced
+from fanscan.scoring import WinContext, format_hand, is_complete, parse_hand, score
+from fanscan.scoring.crosscheck import EXPLAINED, classify_difference, reference_is_winning, reference_score
+from fanscan.scoring.random_hands import random_hand, with_one_tile_replaced
 
 pytest.importorskip("MahjongGB")
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-
-from scoring import FanscanError, score
-from scoring.mcr import FANS, MCR
+from fanscan.scoring import FanscanError, score
+from fanscan.scoring.mcr import FANS, MCR
 
 # (fan id, a hand that scores it, a near-miss that does not). Default context: won on a discard, East/East.
 CASES = [

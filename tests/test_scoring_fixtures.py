@@ -8,9 +8,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from scoring import parse_hand, score, waits
-from scoring.crosscheck import CODE_TO_ID, classify_difference
+from fanscan.scoring import parse_hand, score, waits
+from fanscan.scoring.crosscheck import CODE_TO_ID, classify_difference
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mcr"
 CASES = json.loads((FIXTURES / "gb-mahjong-cases.json").read_text(encoding="utf-8"))

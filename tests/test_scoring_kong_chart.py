@@ -8,8 +8,7 @@ is the sum of the chart's fans as scored: the kong fans, the concealed-pung seri
 from __future__ import annotations
 
 import pytest
-
-from scoring import score
+from fanscan.scoring import score
 
 CHART_FANS = {
     "melded_kong", "concealed_kong", "two_melded_kongs", "mixed_kongs", "two_concealed_kongs", "three_kongs",

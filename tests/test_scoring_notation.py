@@ -6,10 +6,9 @@ import json
 import random
 
 import pytest
-
-from scoring import FanscanError, Hand, Meld, WinContext, format_hand, parse_hand, score
-from scoring.random_hands import random_hand
-from scoring.tiles import ALL_TILE_IDS, ASCII_TEXT, CHINESE_NAMES, ENGLISH_NAMES, GLYPHS, tile_text
+from fanscan.scoring import FanscanError, Hand, Meld, WinContext, format_hand, parse_hand, score
+from fanscan.scoring.random_hands import random_hand
+from fanscan.scoring.tiles import ALL_TILE_IDS, ASCII_TEXT, CHINESE_NAMES, ENGLISH_NAMES, GLYPHS, tile_text
 
 
 def test_tiles_table() -> None:

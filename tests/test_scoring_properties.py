@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import random
 
+from fanscan.scoring import FanscanError, Hand, format_hand, is_complete, parse_hand, score, waits
+from fanscan.scoring.decomposition import arrangements
+from fanscan.scoring.hand import tile_counts
+from fanscan.scoring.random_hands import random_hand, rewritten
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from scoring import FanscanError, Hand, format_hand, is_complete, parse_hand, score, waits
-from scoring.decomposition import arrangements
-from scoring.hand import tile_counts
-from scoring.random_hands import random_hand, rewritten
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 seeds = st.integers(min_value=0, max_value=2**32 - 1)

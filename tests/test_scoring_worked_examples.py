@@ -12,9 +12,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from scoring import parse_hand, score
-from scoring.crosscheck import EXPLAINED, VALUES, ZH_TO_ID, classify_difference
+from fanscan.scoring import parse_hand, score
+from fanscan.scoring.crosscheck import EXPLAINED, VALUES, ZH_TO_ID, classify_difference
 
 XML = Path(__file__).parent / "fixtures" / "mcr" / "score_definition.xml"
 WIND_ZH = {"东": "E", "南": "S", "西": "W", "北": "N"}

@@ -12,9 +12,9 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
-from vision import detector_data as dd
-from vision.detect import TileDetector
-from vision.train_detector import main
+from fanscan.training import detector_data as dd
+from fanscan.training.train_detector import main
+from fanscan.vision.detect import TileDetector
 
 DATA = Path(__file__).parent / "data" / "mini_yolo" / "train"
 

@@ -11,9 +11,9 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
-from vision.classify import TileClassifier
-from vision.training.classes import CLASSES
-from vision.training.train import main
+from fanscan.training.classes import CLASSES
+from fanscan.training.classifier_train import main
+from fanscan.vision.classify import TileClassifier
 
 
 def test_smoke_training_exports_a_loadable_model_and_resumes(tmp_path: Path, capsys) -> None:

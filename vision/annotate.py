@@ -11,9 +11,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-
-from scoring.errors import FanscanError
-from vision.proposal import DROPPED, FLOWER, MELD, UNUSED, WINNING, HandProposal
+from fanscan.scoring.errors import FanscanError
+from fanscan.vision.proposal import DROPPED, FLOWER, MELD, UNUSED, WINNING, HandProposal
 
 # BGR colours by role.
 _COLOURS = {

@@ -19,11 +19,12 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from fanscan.scoring.errors import FanscanError
+from fanscan.vision.crops import CropSpec
 
-from scoring.errors import FanscanError
-from vision.crops import CropSpec
+from fanscan import models
 
-DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "tile_classifier.onnx"
+DEFAULT_MODEL = models.model_path(models.CLASSIFIER)
 REQUIRED_KEYS = ("classes", "input_width", "input_height", "mean", "std", "pixel_scale", "channel_order")
 
 

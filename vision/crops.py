@@ -23,8 +23,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-
-from scoring.errors import FanscanError
+from fanscan.scoring.errors import FanscanError
 
 
 @dataclass(frozen=True)

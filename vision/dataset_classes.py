@@ -11,7 +11,7 @@ Traps this table exists to contain:
 
 from __future__ import annotations
 
-from scoring.errors import FanscanError
+from fanscan.scoring.errors import FanscanError
 
 _SUITS = {"sc": "m", "sd": "p", "sb": "s"}
 

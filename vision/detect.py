@@ -32,10 +32,11 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from fanscan.scoring.errors import FanscanError
 
-from scoring.errors import FanscanError
+from fanscan import models
 
-DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "tile_detector.onnx"
+DEFAULT_MODEL = models.model_path(models.DETECTOR)
 # A box wider than tall by this factor is a tile lying sideways (tiles are ~0.75 as wide as tall).
 SIDEWAYS_ASPECT = 1.0
 # Refine when the median tile is shorter than this at the input and the photo has the pixels to zoom in.

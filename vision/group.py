@@ -23,11 +23,11 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from scoring.hand import CHOW, KONG, PUNG, Hand, Meld
-from scoring.tiles import FLOWERS, INDEX, N_KINDS
-from vision import hand_shape
-from vision.readings import Candidate, best_first, prune_candidates
-from vision.rows import Layout, Point, find_rows
+from fanscan.scoring.hand import CHOW, KONG, PUNG, Hand, Meld
+from fanscan.scoring.tiles import FLOWERS, INDEX, N_KINDS
+from fanscan.vision import hand_shape
+from fanscan.vision.readings import Candidate, best_first, prune_candidates
+from fanscan.vision.rows import Layout, Point, find_rows
 
 BACK, NONE = "back", "none"
 UPRIGHT, SIDEWAYS = "upright", "sideways"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from scoring import is_complete, waits
-from scoring.hand import Hand, tile_counts
-from scoring.tiles import PLAYING_TILE_IDS
+from fanscan.scoring import is_complete, waits
+from fanscan.scoring.hand import Hand, tile_counts
+from fanscan.scoring.tiles import PLAYING_TILE_IDS
 
 COMPLETE, READY, INCOMPLETE, INVALID = "complete", "ready", "incomplete", "invalid"
 

@@ -23,8 +23,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-
-from scoring.errors import FanscanError
+from fanscan.scoring.errors import FanscanError
 
 # Refuse above this many pixels (from the header, before decoding): 100 MP is beyond any phone's main camera
 # in ordinary mode; a 20000 x 20000 image (400 MP, 1.2 GB as BGR) is refused without being decoded.

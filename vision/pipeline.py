@@ -1,6 +1,6 @@
 """Photo → `HandProposal`: load → detect → crop → classify → group, each stage timed.
 
-    from vision.pipeline import propose
+    from fanscan.vision.pipeline import propose
     proposal = propose("datasets/samples/images/hand_001.jpg")
     print(proposal.hand, proposal.warnings, proposal.timings_ms)
 
@@ -16,13 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-
-from scoring.errors import FanscanError
-from vision.crops import DEFAULT_SPEC, crop_tiles
-from vision.detect import DetectedTile, TileDetector, default_detector
-from vision.group import ObservedTile, choose_reading
-from vision.load import LoadedImage, load_image
-from vision.proposal import HandProposal, build_proposal
+from fanscan.scoring.errors import FanscanError
+from fanscan.vision.crops import DEFAULT_SPEC, crop_tiles
+from fanscan.vision.detect import DetectedTile, TileDetector, default_detector
+from fanscan.vision.group import ObservedTile, choose_reading
+from fanscan.vision.load import LoadedImage, load_image
+from fanscan.vision.proposal import HandProposal, build_proposal
 
 # How many classifier candidates each tile carries into the reading search.
 TOP_K = 5
@@ -60,7 +59,7 @@ class Pipeline:
     def __init__(self, detector: TileDetector | None = None, classifier=None, top_k: int = TOP_K) -> None:
         self.detector = detector or default_detector()
         if classifier is None:
-            from vision.classify import TileClassifier  # the classifier's module loads onnxruntime
+            from fanscan.vision.classify import TileClassifier  # the classifier's module loads onnxruntime
 
             classifier = TileClassifier()
         self.classifier = classifier

@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from scoring.errors import FanscanError
-from scoring.hand import KONG
-from scoring.notation import format_hand
-from scoring.tiles import INDEX
-from vision.group import (
+from fanscan.scoring.errors import FanscanError
+from fanscan.scoring.hand import KONG
+from fanscan.scoring.notation import format_hand
+from fanscan.scoring.tiles import INDEX
+from fanscan.vision.group import (
     BACK,
     INCOMPLETE,
     INVALID,

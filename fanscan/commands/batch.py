@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from fanscan.commands.photo import accepted_hand, add_context_arguments, context_from_args, read_photo
-from scoring import score
-from scoring.errors import FanscanError
+from fanscan.scoring import score
+from fanscan.scoring.errors import FanscanError
 
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
 COLUMNS = ("file", "ok", "status", "hand", "total", "total_without_flowers", "meets_minimum", "fans", "tiles",

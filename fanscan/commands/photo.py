@@ -18,9 +18,9 @@ from dataclasses import replace
 
 from fanscan.commands import score as score_command
 from fanscan.confirm import LOW_CONFIDENCE, Prompter, ask_context, confirm_hand, describe_proposal
-from scoring import Hand, WinContext, parse_hand, score
-from scoring.errors import FanscanError
-from vision.proposal import EMPTY, HandProposal
+from fanscan.scoring import Hand, WinContext, parse_hand, score
+from fanscan.scoring.errors import FanscanError
+from fanscan.vision.proposal import EMPTY, HandProposal
 
 # How often an impossible context may be re-asked before giving up (a script feeding bad answers must end).
 MAX_CONTEXT_TRIES = 3
@@ -60,13 +60,13 @@ def add_parser(subparsers) -> None:
 
 def read_photo(image: str, annotate: str | None = None) -> HandProposal:
     """The proposal for a photo (and the annotated copy when asked); a photo without tiles is an error."""
-    from vision.load import load_image
-    from vision.pipeline import default_pipeline
+    from fanscan.vision.load import load_image
+    from fanscan.vision.pipeline import default_pipeline
 
     loaded = load_image(image)
     proposal = default_pipeline().propose(loaded)
     if annotate:
-        from vision.annotate import write_annotated
+        from fanscan.vision.annotate import write_annotated
 
         write_annotated(annotate, loaded.image, proposal, loaded.scale)
     if proposal.status == EMPTY:

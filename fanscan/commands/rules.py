@@ -7,10 +7,10 @@ import argparse
 import json
 from typing import Any
 
-import scoring
+from fanscan import scoring
 from fanscan.columns import pad, width
+from fanscan.scoring.engine import Fan, RuleSet
 from fanscan.usage_errors import one_line_errors
-from scoring.engine import Fan, RuleSet
 
 
 def add_parser(subparsers) -> None:

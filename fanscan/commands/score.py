@@ -11,13 +11,13 @@ import sys
 from dataclasses import replace
 from typing import Any, TextIO
 
-import scoring
+from fanscan import scoring
 from fanscan.columns import pad, width
+from fanscan.scoring.errors import FanscanError
+from fanscan.scoring.hand import Hand, WinContext, check_context_fields
+from fanscan.scoring.notation import parse_hand, read_flowers
+from fanscan.scoring.tiles import INDEX, WINDS, tiles_text
 from fanscan.usage_errors import one_line_errors
-from scoring.errors import FanscanError
-from scoring.hand import Hand, WinContext, check_context_fields
-from scoring.notation import parse_hand, read_flowers
-from scoring.tiles import INDEX, WINDS, tiles_text
 
 EPILOG = """\
 HAND is a GB-notation hand string, e.g. "[EEE,2][SSSS,1]WWWNN55pN|EE1000": melds in brackets (,n = claimed
@@ -125,7 +125,7 @@ def context_from_args(args: argparse.Namespace, hand: Hand) -> WinContext | None
 
 
 def hand_context_text(ctx: WinContext | None) -> str:
-    from scoring.notation import format_context
+    from fanscan.scoring.notation import format_context
 
     return format_context(ctx) if ctx else "(none)"
 
@@ -137,7 +137,7 @@ def score_text(text: str, args: argparse.Namespace) -> scoring.Score:
 
 def _tiles(tiles: list[str], style: str) -> str:
     if style == "ascii":
-        from scoring.notation import _run_text
+        from fanscan.scoring.notation import _run_text
 
         return _run_text(sorted(INDEX[t] for t in tiles)) if all(INDEX[t] < 34 for t in tiles) else "".join(tiles)
     return tiles_text(tiles, style)

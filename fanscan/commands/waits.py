@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 
-import scoring
+from fanscan import scoring
+from fanscan.scoring.errors import FanscanError
+from fanscan.scoring.tiles import CHINESE_NAMES, ENGLISH_NAMES, tile_text
 from fanscan.usage_errors import one_line_errors
-from scoring.errors import FanscanError
-from scoring.tiles import CHINESE_NAMES, ENGLISH_NAMES, tile_text
 
 
 def add_parser(subparsers) -> None:

@@ -4,10 +4,9 @@ import sys
 
 import cv2
 import numpy as np
-
-from vision.detect import TileDetector, decode, nms, partition_overlaps
-from vision.detection_metrics import iou_matrix, match
-from vision.yolo_data import iter_split
+from fanscan.vision.detect import TileDetector, decode, nms, partition_overlaps
+from fanscan.vision.detection_metrics import iou_matrix, match
+from fanscan.vision.yolo_data import iter_split
 
 split = sys.argv[1]
 step = int(sys.argv[2]) if len(sys.argv) > 2 else 1

@@ -2,10 +2,9 @@ import sys
 
 import cv2
 import numpy as np
-
-from vision.detect import TileDetector
-from vision.detection_metrics import iou_matrix, match
-from vision.yolo_data import iter_split
+from fanscan.vision.detect import TileDetector
+from fanscan.vision.detection_metrics import iou_matrix, match
+from fanscan.vision.yolo_data import iter_split
 
 d = TileDetector("models/tile_detector.onnx", threads=1)
 items = list(iter_split(sys.argv[1]))

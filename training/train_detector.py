@@ -1,13 +1,13 @@
-"""Train the tile-proposal net (`vision.detector_net.TileNet`) and export it to ONNX with its metadata.
+"""Train the tile-proposal net (`fanscan.training.detector_net.TileNet`) and export it to ONNX with its metadata.
 
-    python -m vision.train_detector --data ../shared/data/chinese-mahjong-v4/train --out runs/detector \
+    python -m fanscan.training.train_detector --data ../shared/data/chinese-mahjong-v4/train --out runs/detector \
         --steps 2000 --export models/tile_detector.onnx
 
 (models/tile_detector.md gives the exact commands behind the shipped model, wall time and measured figures.)
 
 Single class "tile", trained from scratch on the train split only: random 256-px crops of the photos at the scales
 a letterboxed 384-px view shows (plus close-ups), colour / blur / noise / JPEG jitter, rendered tile backs and
-sideways tiles composited in as extra positives (`vision.detector_data`). Batch 32, AdamW 2e-3, cosine decay.
+sideways tiles composited in as extra positives (`fanscan.training.detector_data`). Batch 32, AdamW 2e-3, cosine decay.
 
 Deterministic from `--seed`: each step draws its samples from a generator seeded by (seed, step), so a resumed run
 sees the same batches. Progress goes to `<out>/train.log`; a checkpoint every `--checkpoint-every` steps to
@@ -30,8 +30,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-
-from vision import detector_data as dd
+from fanscan.training import detector_data as dd
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "chinese-mahjong-v4" / "train"
@@ -44,7 +43,7 @@ ATTRIBUTION = "Chinese Mahjong Detection v4, riichimahjongdetection, Roboflow Un
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m vision.train_detector", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m fanscan.training.train_detector", description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="YOLO-layout train split (images/, labels/)")
     p.add_argument("--out", type=Path, default=ROOT / "runs" / "detector", help="run folder: log, checkpoints")
     p.add_argument("--steps", type=int, default=2400)
@@ -141,9 +140,8 @@ def evaluate_torch(model, images: list[dd.TrainImage], threshold: float = 0.3) -
     """Recall / precision at IoU 0.5 of the torch model on held-out photos, through the same decode as inference:
     the raw boxes, and after `partition_overlaps` (the split of overlapping boxes the loose-label model needed)."""
     import torch
-
-    from vision.detect import ModelInfo, decode, letterbox, nms, partition_overlaps
-    from vision.detection_metrics import match_counts
+    from fanscan.vision.detect import ModelInfo, decode, letterbox, nms, partition_overlaps
+    from fanscan.vision.detection_metrics import match_counts
 
     info = ModelInfo(INPUT_SIZE, MEAN, STD, "RGB", 4, 32, threshold, 0.5)
     model.eval()
@@ -167,8 +165,7 @@ def evaluate_torch(model, images: list[dd.TrainImage], threshold: float = 0.3) -
 
 def train(args: argparse.Namespace) -> Path:
     import torch
-
-    from vision.detector_net import TileNet, count_parameters, focal_loss, giou_loss
+    from fanscan.training.detector_net import TileNet, count_parameters, focal_loss, giou_loss
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -248,8 +245,7 @@ def export_onnx(weights: Path, onnx_path: Path, extra_meta: dict[str, str] | Non
     outputs `heatmap` (1, 1, H/4, W/4) tile-centre probability and `ltrb` (1, 4, H/4, W/4) distances in input pixels."""
     import onnx
     import torch
-
-    from vision.detector_net import TileNet
+    from fanscan.training.detector_net import TileNet
 
     class Exported(torch.nn.Module):
         def __init__(self, net: torch.nn.Module) -> None:

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import onnx
 import torch
+from fanscan.vision.crops import CropSpec
 from torch import nn
-
-from vision.crops import CropSpec
 
 TRAINING_DATA = (
     "real crops: Chinese Mahjong Detection v4, riichimahjongdetection, Roboflow Universe, CC BY 4.0; "

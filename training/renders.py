@@ -16,11 +16,10 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-
-from vision.crops import crop_transform
-from vision.training.classes import BACK, CLASS_INDEX, CLASSES, NONE
-from vision.training.faces import FACE_H, FACE_W, Face
-from vision.training.real_data import STORE_SPEC, PatchSet
+from fanscan.training.classes import BACK, CLASS_INDEX, CLASSES, NONE
+from fanscan.training.faces import FACE_H, FACE_W, Face
+from fanscan.training.real_data import STORE_SPEC, PatchSet
+from fanscan.vision.crops import crop_transform
 
 # Back colours seen on real sets (BGR): greens, blues, yellow, orange, red, pink, purple, black. No white or
 # cream: a cream back is indistinguishable from a blank face (the riichi white dragon) in a crop.

@@ -27,11 +27,10 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-
-from vision.crops import CropSpec, crop_quad, quad_from_box
-from vision.dataset_classes import guess_table
-from vision.training.classes import CLASS_INDEX, NONE
-from vision.yolo_data import LabelledImage, find_data_yaml, iter_split, read_class_names
+from fanscan.training.classes import CLASS_INDEX, NONE
+from fanscan.vision.crops import CropSpec, crop_quad, quad_from_box
+from fanscan.vision.dataset_classes import guess_table
+from fanscan.vision.yolo_data import LabelledImage, find_data_yaml, iter_split, read_class_names
 
 # Patches are stored at 1.5x the model input with a 35 % margin: room for shifts, scale jitter and rotation.
 STORE_SPEC = CropSpec(width=96, height=120, pad=0.35, border="replicate")

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-
-from vision.crops import CropSpec
-from vision.training.real_data import STORE_SPEC
+from fanscan.training.real_data import STORE_SPEC
+from fanscan.vision.crops import CropSpec
 
 
 def jpeg_roundtrip(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:

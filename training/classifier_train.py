@@ -1,7 +1,7 @@
 """Train the tile classifier from scratch on CPU: one command, fixed seed, progress, checkpoints, resume, ONNX export.
 
-    python -m vision.train_classifier            # the shipped model (see models/tile_classifier.md)
-    python -m vision.train_classifier --smoke    # a few seconds on the bundled mini split (CI)
+    python -m fanscan.training.train_classifier            # the shipped model (see models/tile_classifier.md)
+    python -m fanscan.training.train_classifier --smoke    # a few seconds on the bundled mini split (CI)
 
 Data (prepared once into --cache, then reused): patches of every labelled box of the real train split, `none`
 patches from the same photos, and rendered tiles / backs / `none` (see `renders`). Validation: the real patches of
@@ -21,19 +21,18 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
-
-from vision.crops import CropSpec
-from vision.training.augment import patch_to_input
-from vision.training.classes import CLASSES
-from vision.training.export import MEAN, STD, export_onnx
-from vision.training.faces import build_faces
-from vision.training.model import TileNet
-from vision.training.real_data import PatchSet, extract_split, is_validation_source
-from vision.training.renders import RENDER_VERSION, Renderer, background_photos, render_set
+from fanscan.training.augment import patch_to_input
+from fanscan.training.classes import CLASSES
+from fanscan.training.export import MEAN, STD, export_onnx
+from fanscan.training.faces import build_faces
+from fanscan.training.model import TileNet
+from fanscan.training.real_data import PatchSet, extract_split, is_validation_source
+from fanscan.training.renders import RENDER_VERSION, Renderer, background_photos, render_set
+from fanscan.vision.crops import CropSpec
 
 REAL_VERSION = 3  # part of the cache key: bump when real-crop extraction changes
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 INPUT_SPEC = CropSpec(width=64, height=80, pad=0.08)
 
@@ -50,7 +49,7 @@ def log(message: str) -> None:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m vision.train_classifier", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m fanscan.training.train_classifier", description=__doc__.split("\n")[0])
     p.add_argument("--data", type=Path, default=SHARED / "data" / "chinese-mahjong-v4" / "train",
                    help="YOLO-layout split to learn from (default: ../shared/data/chinese-mahjong-v4/train)")
     p.add_argument("--artwork", type=Path, default=SHARED / "artwork", help="tile artwork folder (../shared/artwork)")
@@ -188,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         scheduler.load_state_dict(state["scheduler"])
         step = int(state["step"])
         log(f"resumed from {checkpoint_path} at step {step}")
-    command = "python -m vision.train_classifier " + " ".join(sys.argv[1:] if argv is None else argv)
+    command = "python -m fanscan.training.train_classifier " + " ".join(sys.argv[1:] if argv is None else argv)
     if args.export_only:
         if step == 0:
             raise SystemExit(f"no checkpoint in {args.run_dir}: nothing to export")

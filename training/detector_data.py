@@ -18,10 +18,9 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-
-from vision.training.augment import jpeg_roundtrip
-from vision.training.label_repair import fill_colour, repair
-from vision.yolo_data import iter_split
+from fanscan.training.augment import jpeg_roundtrip
+from fanscan.training.label_repair import fill_colour, repair
+from fanscan.vision.yolo_data import iter_split
 
 STRIDE = 4
 # Where a photo's scale lands: mostly the range of a 640-px photo seen at 384 px, a tail of close-ups.
@@ -61,7 +60,7 @@ def load_split(split_dir: Path, exclude_groups: set[str] | None = None, repair_l
     """All photos of a YOLO split with their boxes; polygon labels count as boxes (see `vision.yolo_data`).
 
     With `repair_labels`, a photo the upstream export rotated or sheared is turned back and its loose boxes made
-    tight (`vision.training.label_repair`); boxes that cannot be trusted become ignored regions, and a transformed
+    tight (`fanscan.training.label_repair`); boxes that cannot be trusted become ignored regions, and a transformed
     photo whose transform cannot be undone is left out. Polygon-labelled photos keep their boxes: those were taken
     around the transformed polygon, so they are already tight.
     """
