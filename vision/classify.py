@@ -25,6 +25,10 @@ from fanscan.vision.crops import CropSpec
 from fanscan import models
 
 DEFAULT_MODEL = models.model_path(models.CLASSIFIER)
+# The two answers that are not a tile id: a face-down tile, and not a tile at all (felt, wood, a tile's side, a
+# sliver of a neighbour, a gap). Training's class list and grouping both take them from here.
+BACK = "back"
+NONE = "none"
 REQUIRED_KEYS = ("classes", "input_width", "input_height", "mean", "std", "pixel_scale", "channel_order")
 
 
