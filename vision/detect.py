@@ -24,6 +24,7 @@ upside down or face down is the classifier's call.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -399,15 +400,12 @@ def make_tile(box: np.ndarray, score: float) -> DetectedTile:
     return DetectedTile(quad, (x0, y0, x1, y1), score, orientation)
 
 
-_DEFAULT: TileDetector | None = None
-
-
+# A cache, not state: the shipped model never changes while the process runs, and opening its session costs about
+# as much as detecting one photo, so every default user (`detect`, each `Pipeline()`, a batch of photos) shares one.
+@functools.cache
 def default_detector() -> TileDetector:
     """The shipped model, loaded once per process."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = TileDetector()
-    return _DEFAULT
+    return TileDetector()
 
 
 def detect(image_bgr: np.ndarray, model: TileDetector | None = None) -> list[DetectedTile]:

@@ -11,6 +11,7 @@ scaled down to work on.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -90,15 +91,12 @@ class Pipeline:
         return build_proposal(tiles, grouping, name, size, boxes=boxes, timings_ms=timings)
 
 
-_DEFAULT: Pipeline | None = None
-
-
+# A cache, not state: the shipped models never change while the process runs, and loading them costs about as much
+# as reading one photo, so `propose` and the photo and batch commands share one pipeline per process.
+@functools.cache
 def default_pipeline() -> Pipeline:
     """The pipeline with the shipped models, loaded once per process."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = Pipeline()
-    return _DEFAULT
+    return Pipeline()
 
 
 def propose(image: str | Path | np.ndarray | LoadedImage) -> HandProposal:
