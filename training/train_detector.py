@@ -140,15 +140,15 @@ def evaluate_torch(model, images: list[dd.TrainImage], threshold: float = 0.3) -
     """Recall / precision at IoU 0.5 of the torch model on held-out photos, through the same decode as inference:
     the raw boxes, and after `partition_overlaps` (the split of overlapping boxes the loose-label model needed)."""
     import torch
-    from fanscan.vision.detect import ModelInfo, decode, letterbox, nms, partition_overlaps
+    from fanscan.vision.detect import DetectorInfo, decode, input_blob, nms, partition_overlaps
     from fanscan.vision.detection_metrics import match_counts
 
-    info = ModelInfo(INPUT_SIZE, MEAN, STD, "RGB", 4, 32, threshold, 0.5)
+    info = DetectorInfo(INPUT_SIZE, MEAN, STD, "RGB", 4, 32, threshold, 0.5)
     model.eval()
     raw, split = np.zeros(3), np.zeros(3)
     with torch.no_grad():
         for item in images:
-            blob, scale = letterbox(item.image, INPUT_SIZE, info)
+            blob, scale = input_blob(item.image, INPUT_SIZE, info)
             heat, dist = model(torch.from_numpy(blob))
             boxes, scores, centres = decode(torch.sigmoid(heat)[0, 0].numpy(), dist[0].numpy(), 4, threshold)
             keep = nms(boxes / scale, scores, 0.5)
