@@ -184,6 +184,9 @@ def parse_hand(text: str, validate_hand: bool = True) -> Hand:
     raw = text.rstrip("\r\n")
     if not raw.strip():
         raise FanscanError("empty hand string")
+    lines = raw.splitlines()
+    if len(lines) > 1:  # refused up front: a message quoting the text must stay on one line
+        raise FanscanError(f"a hand string is one line; it breaks after position {len(lines[0])}")
     parts = raw.split("|")
     if len(parts) > 3:
         raise FanscanError("too many '|': write tiles|EE1000|flowers")
