@@ -15,7 +15,7 @@ to propose them (a concealed kong shows two backs). So two precisions are report
 Without a classifier `precision` equals `precision_raw`.
 
 Whole-hand exact share on `hand_*` photos needs the grouping step: a `HandReader` (image, detections, top-k
-readings -> tile ids of the proposed hand, or None), by default `vision.pipeline.read_hand_tiles` when a classifier
+readings -> tile ids of the proposed hand, or None), by default `read_hand_tiles` (below) when a classifier
 is present; the proposed tiles must equal the labelled tiles as a multiset (order and melds are not labelled).
 """
 
@@ -80,13 +80,23 @@ def load_classifier(path: str | None):
         return None
 
 
-def default_hand_reader(classifier) -> HandReader | None:
-    """The grouping step's hook, when the pipeline module and a classifier are both present."""
-    if classifier is None:
+def read_hand_tiles(
+    image: np.ndarray, detections: list[DetectedTile], readings: list[list[tuple[str, float]]]
+) -> list[str] | None:
+    """The product's grouping step as a `HandReader`: the tile ids of the hand it proposes for these detections and
+    readings (faces and flowers; no backs), or None without tiles."""
+    from fanscan.vision.group import choose_reading
+    from fanscan.vision.pipeline import observed_tiles
+
+    if not detections or any(not r for r in readings):
         return None
-    try:
-        from fanscan.vision.pipeline import read_hand_tiles
-    except ImportError:
+    best = choose_reading(observed_tiles(detections, readings)).best
+    return list(best.tile_multiset()) if best is not None else None
+
+
+def default_hand_reader(classifier) -> HandReader | None:
+    """The grouping step's hook, when a classifier is present."""
+    if classifier is None:
         return None
     return read_hand_tiles
 

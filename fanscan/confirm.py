@@ -15,9 +15,9 @@ from fanscan.scoring import Hand, WinContext, parse_hand
 from fanscan.scoring.errors import FanscanError
 from fanscan.scoring.hand import check_context_fields
 from fanscan.scoring.tiles import INDEX, N_KINDS
+from fanscan.vision.group import LOW_CONFIDENCE
 from fanscan.vision.proposal import DROPPED, UNUSED, WINNING, HandProposal, revise
 
-LOW_CONFIDENCE = 0.8
 # Runner-up readings less likely than this (relative to the proposal) are not worth the user's attention.
 SHOW_ALTERNATIVES_ABOVE = 0.02
 _YES = {"y", "yes", "ok", "accept"}

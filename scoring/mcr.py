@@ -16,6 +16,7 @@ from itertools import combinations
 from typing import Any
 
 from .decomposition import CHOW, HONORS_KNITTED, KNITTED_STRAIGHT, SEVEN_PAIRS, STANDARD
+from .disjoint_sets import DisjointSets
 from .engine import Fan, RuleSet, View, register_rule_set
 from .hand import WinContext
 from .patterns import (
@@ -185,17 +186,9 @@ def _combine(items: list[int], two, three, four, tiles, order: tuple[str, ...],
         if g:
             edges.append((order.index(g), i, j, g))
     edges.sort()
-    parent = list(range(n))
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            x = parent[x]
-        return x
-
+    groups = DisjointSets(n)
     for _, i, j, g in edges:
-        ri, rj = root(i), root(j)
-        if ri != rj:
-            parent[ri] = rj
+        if groups.union(i, j):
             out.setdefault(g, []).append(tiles(items[i]) + tiles(items[j]))
     return out
 

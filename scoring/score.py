@@ -66,10 +66,10 @@ class ArrangementLine:
 
     def text(self) -> str:
         """Compact notation of the groups, melded ones in parentheses: "(EEE) 123m 55p"."""
-        from .notation import _run_text
+        from .notation import format_tiles
 
         def one(g: GroupLine) -> str:
-            body = _run_text(sorted(INDEX[t] for t in g.tiles))
+            body = format_tiles(g.tiles)
             return f"({body})" if g.melded else body
 
         return " ".join(one(g) for g in self.groups)

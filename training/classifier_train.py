@@ -23,9 +23,9 @@ import torch
 import torch.nn.functional as F
 from fanscan.training.augment import patch_to_input
 from fanscan.training.classes import CLASSES
+from fanscan.training.classifier_net import ClassifierNet
 from fanscan.training.export import MEAN, STD, export_onnx
 from fanscan.training.faces import build_faces
-from fanscan.training.model import TileNet
 from fanscan.training.real_data import PatchSet, extract_split, is_validation_source
 from fanscan.training.renders import RENDER_VERSION, Renderer, background_photos, render_set
 from fanscan.vision.crops import CropSpec
@@ -166,7 +166,7 @@ def make_batch(data: Data, step: int, args: argparse.Namespace) -> tuple[torch.T
 
 def build(args: argparse.Namespace):
     torch.manual_seed(args.seed)
-    model = TileNet(len(CLASSES))
+    model = ClassifierNet(len(CLASSES))
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
     scheduler = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=args.lr, total_steps=args.steps,
                                                     pct_start=0.08, div_factor=20, final_div_factor=200)

@@ -1,4 +1,4 @@
-"""Train the tile-proposal net (`fanscan.training.detector_net.TileNet`) and export it to ONNX with its metadata.
+"""Train the tile-proposal net (`fanscan.training.detector_net.DetectorNet`) and export it to ONNX with its metadata.
 
     python -m fanscan.training.train_detector --data ../shared/data/chinese-mahjong-v4/train --out runs/detector \
         --steps 2000 --export models/tile_detector.onnx
@@ -140,15 +140,15 @@ def evaluate_torch(model, images: list[dd.TrainImage], threshold: float = 0.3) -
     """Recall / precision at IoU 0.5 of the torch model on held-out photos, through the same decode as inference:
     the raw boxes, and after `partition_overlaps` (the split of overlapping boxes the loose-label model needed)."""
     import torch
-    from fanscan.vision.detect import ModelInfo, decode, letterbox, nms, partition_overlaps
+    from fanscan.vision.detect import DetectorInfo, decode, input_blob, nms, partition_overlaps
     from fanscan.vision.detection_metrics import match_counts
 
-    info = ModelInfo(INPUT_SIZE, MEAN, STD, "RGB", 4, 32, threshold, 0.5)
+    info = DetectorInfo(INPUT_SIZE, MEAN, STD, "RGB", 4, 32, threshold, 0.5)
     model.eval()
     raw, split = np.zeros(3), np.zeros(3)
     with torch.no_grad():
         for item in images:
-            blob, scale = letterbox(item.image, INPUT_SIZE, info)
+            blob, scale = input_blob(item.image, INPUT_SIZE, info)
             heat, dist = model(torch.from_numpy(blob))
             boxes, scores, centres = decode(torch.sigmoid(heat)[0, 0].numpy(), dist[0].numpy(), 4, threshold)
             keep = nms(boxes / scale, scores, 0.5)
@@ -165,7 +165,7 @@ def evaluate_torch(model, images: list[dd.TrainImage], threshold: float = 0.3) -
 
 def train(args: argparse.Namespace) -> Path:
     import torch
-    from fanscan.training.detector_net import TileNet, count_parameters, focal_loss, giou_loss
+    from fanscan.training.detector_net import DetectorNet, count_parameters, focal_loss, giou_loss
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -177,7 +177,7 @@ def train(args: argparse.Namespace) -> Path:
     images = [i for i in all_images if dd.source_group(i.name) not in val_groups]
     val_images = [i for i in all_images if dd.source_group(i.name) in val_groups]
     masks = back_masks(args.artwork, DEFAULT_CACHE, args.out)
-    model = TileNet()
+    model = DetectorNet()
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     checkpoint = args.out / "last.ckpt"
     start = 0
@@ -245,7 +245,7 @@ def export_onnx(weights: Path, onnx_path: Path, extra_meta: dict[str, str] | Non
     outputs `heatmap` (1, 1, H/4, W/4) tile-centre probability and `ltrb` (1, 4, H/4, W/4) distances in input pixels."""
     import onnx
     import torch
-    from fanscan.training.detector_net import TileNet
+    from fanscan.training.detector_net import DetectorNet
 
     class Exported(torch.nn.Module):
         def __init__(self, net: torch.nn.Module) -> None:
@@ -256,7 +256,7 @@ def export_onnx(weights: Path, onnx_path: Path, extra_meta: dict[str, str] | Non
             heat, distances = self.net(image)
             return torch.sigmoid(heat), distances
 
-    net = TileNet()
+    net = DetectorNet()
     state = torch.load(weights, map_location="cpu", weights_only=False)
     net.load_state_dict(state["model"])
     model = Exported(net).eval()

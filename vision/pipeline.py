@@ -11,6 +11,7 @@ scaled down to work on.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,17 +41,6 @@ def observed_tiles(
         tiles.append(ObservedTile(quad, detection.orientation, tuple((str(t), float(p)) for t, p in reading),
                                   float(detection.score)))
     return tiles
-
-
-def read_hand_tiles(
-    image: np.ndarray, detections: list[DetectedTile], readings: list[list[tuple[str, float]]]
-) -> list[str] | None:
-    """The whole-hand hook of `benchmarks/eval_detection.py` (`HandReader`): the tile ids of the hand the grouping
-    stage proposes for these detections and readings (faces and flowers; no backs), or None without tiles."""
-    if not detections or any(not r for r in readings):
-        return None
-    best = choose_reading(observed_tiles(detections, readings)).best
-    return list(best.tile_multiset()) if best is not None else None
 
 
 class Pipeline:
@@ -101,15 +91,12 @@ class Pipeline:
         return build_proposal(tiles, grouping, name, size, boxes=boxes, timings_ms=timings)
 
 
-_DEFAULT: Pipeline | None = None
-
-
+# A cache, not state: the shipped models never change while the process runs, and loading them costs about as much
+# as reading one photo, so `propose` and the photo and batch commands share one pipeline per process.
+@functools.cache
 def default_pipeline() -> Pipeline:
     """The pipeline with the shipped models, loaded once per process."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = Pipeline()
-    return _DEFAULT
+    return Pipeline()
 
 
 def propose(image: str | Path | np.ndarray | LoadedImage) -> HandProposal:

@@ -137,9 +137,9 @@ def score_text(text: str, args: argparse.Namespace) -> scoring.Score:
 
 def _tiles(tiles: list[str], style: str) -> str:
     if style == "ascii":
-        from fanscan.scoring.notation import _run_text
+        from fanscan.scoring.notation import format_tiles
 
-        return _run_text(sorted(INDEX[t] for t in tiles)) if all(INDEX[t] < 34 for t in tiles) else "".join(tiles)
+        return format_tiles(tiles) if all(INDEX[t] < 34 for t in tiles) else "".join(tiles)
     return tiles_text(tiles, style)
 
 
