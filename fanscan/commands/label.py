@@ -49,6 +49,8 @@ def add_parser(subparsers) -> None:
     importing.add_argument("--images", metavar="DIR",
                            help="where the photos are when the export names them by a server path "
                                 "(looked up by file name; Label Studio's upload prefix is stripped)")
+    importing.add_argument("--drop-unknown", action="store_true",
+                           help="drop boxes with an unknown class (a line each in the report) instead of stopping")
     importing.add_argument("--replace", action="store_true", help="replace --out if it exists")
     importing.set_defaults(run=run_import)
     parser.set_defaults(run=lambda args: parser.error("say what to do: predict, config or import"))
@@ -75,5 +77,6 @@ def run_config(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     from fanscan.labels.importing import import_labels
 
-    import_labels(Path(args.source), Path(args.out), Path(args.images) if args.images else None, args.replace)
+    import_labels(Path(args.source), Path(args.out), Path(args.images) if args.images else None, args.replace,
+                  args.drop_unknown)
     return 0

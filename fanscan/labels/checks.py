@@ -17,6 +17,7 @@ import numpy as np
 
 from fanscan.labels.classes import BACK, NONE, tile_for_label
 from fanscan.labels.model import Box, LabelledPhoto
+from fanscan.scoring.errors import FanscanError
 
 # Boxes whose sides are shorter than this (pixels) have no tile in them.
 MIN_SIDE_PX = 2.0
@@ -42,12 +43,12 @@ class Report:
 
     def note(self, photo: str, number: int, label: str, what: str, action: str) -> None:
         self.lines.append(f"{photo}: box {number} ({label}): {what}: {action}")
-        self.counts[action.split()[0]] += 1
+        self.counts[action.split()[0].rstrip(",")] += 1
 
     def summary(self, what: str) -> str:
         read, kept = self.counts["read"], self.counts["kept"]
         parts = [f"{read} boxes read on {self.counts['photos']} photos", f"{kept} {what}"]
-        for action in ("dropped", "clipped", "flagged"):
+        for action in ("dropped", "clipped", "flagged", "skipped"):
             if self.counts[action]:
                 parts.append(f"{self.counts[action]} {action}")
         return ", ".join(parts)
@@ -66,15 +67,17 @@ class Report:
 
 
 def check_photo(photo: LabelledPhoto, report: Report, pixels: np.ndarray | None = None,
-                scale: float = 1.0) -> LabelledPhoto:
+                scale: float = 1.0, drop_unknown: bool = True) -> LabelledPhoto:
     """The photo with its boxes checked: labels turned into tile ids, bad boxes dropped or clipped, each with a
-    line in `report`. `pixels` (BGR, the photo scaled by `scale`) lets the blank check look under the boxes."""
+    line in `report`. `pixels` (BGR, the photo scaled by `scale`) lets the blank check look under the boxes.
+    A label no table knows is dropped with a line, or with `drop_unknown` False an error (a person's labels: an
+    unknown name is a labelling config that does not match, better fixed than lost)."""
     name = photo.name
     report.counts["photos"] += 1
     kept: list[tuple[int, Box]] = []
     for number, box in enumerate(photo.boxes, start=1):
         report.counts["read"] += 1
-        checked = _check_box(box, number, photo, name, report, pixels, scale)
+        checked = _check_box(box, number, photo, name, report, pixels, scale, drop_unknown)
         if checked is not None:
             kept.append((number, checked))
     boxes = _drop_duplicates(kept, name, report)
@@ -83,8 +86,12 @@ def check_photo(photo: LabelledPhoto, report: Report, pixels: np.ndarray | None 
 
 
 def _check_box(box: Box, number: int, photo: LabelledPhoto, name: str, report: Report,
-               pixels: np.ndarray | None, scale: float) -> Box | None:
+               pixels: np.ndarray | None, scale: float, drop_unknown: bool) -> Box | None:
     tile = tile_for_label(box.label)
+    if tile is None and not drop_unknown and box.label not in (BACK, NONE):
+        raise FanscanError(f"{name}: box {number}: unknown class {box.label!r} (known: tile ids 1m..9m 1p..9p "
+                           "1s..9s E S W N C F P a..h, their names, dataset names such as sc1; --drop-unknown "
+                           "drops such boxes with a line in the report)")
     if tile is None:
         what = {BACK: "a face-down tile, not one of the 42 classes",
                 NONE: "read as not a tile"}.get(box.label, f"unknown class {box.label!r}")

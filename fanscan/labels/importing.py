@@ -35,7 +35,8 @@ def read_source(source: Path) -> tuple[str, list[SourcePhoto], list[Path]]:
                        "(an object with 'images' and 'annotations')")
 
 
-def import_labels(source: Path, out: Path, images: Path | None = None, replace: bool = False) -> Report:
+def import_labels(source: Path, out: Path, images: Path | None = None, replace: bool = False,
+                  drop_unknown: bool = False) -> Report:
     """Read `source`, check every box, write the YOLO dataset `out`; returns the report (also written beside it)."""
     from fanscan.vision.load import load_image
 
@@ -59,7 +60,7 @@ def import_labels(source: Path, out: Path, images: Path | None = None, replace: 
             report.lines.append(f"{item.name}: labelled on a {item.size[0]}x{item.size[1]} photo, the photo is "
                                 f"{width}x{height}: boxes placed on the photo's size")
         photo = LabelledPhoto(path, width, height, item.boxes_on(width, height), item.name)
-        checked.append(check_photo(photo, report, loaded.image, loaded.scale))
+        checked.append(check_photo(photo, report, loaded.image, loaded.scale, drop_unknown))
     with new_folder(out, replace) as work:
         yolo.write_dataset(work, checked)
     report_path = report_path_for(out)

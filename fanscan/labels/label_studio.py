@@ -141,13 +141,13 @@ def read_export(path: Path) -> list[SourcePhoto]:
                 if kind not in ("rectanglelabels", "rectangle"):
                     notes.append(f"a {kind} region is not a box: dropped")
                     continue
-                if len(labels) != 1:
-                    notes.append(f"a region with {len(labels)} labels ({', '.join(map(str, labels))}): dropped")
-                    continue
                 width = int(region.get("original_width") or width)
                 height = int(region.get("original_height") or height)
                 for key in ("x", "y", "width", "height"):
                     float(value[key])
+                if len(labels) != 1:
+                    notes.append(f"a region with {len(labels)} labels ({', '.join(map(str, labels))}): dropped")
+                    continue
                 score = region.get("score")
                 regions.append((value, str(labels[0]), float(score) if score is not None else None))
         except (ValueError, TypeError, KeyError) as error:
