@@ -172,6 +172,11 @@ def fanscan(*args: str, env: dict | None = None) -> tuple[str, str]:
     return result.stdout, result.stderr
 
 
+def summary_line(log: str) -> str:
+    """The `fanscan label` summary line of a run's stderr."""
+    return next((line.strip() for line in log.splitlines() if "boxes read" in line), "")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--label-studio", help="the label-studio executable (else $FANSCAN_LABEL_STUDIO, PATH)")
@@ -275,8 +280,8 @@ def main(argv: list[str] | None = None) -> int:
             "import_found_photos_by_local_files_path": by_path,
             "import_found_photos_by_name_with_images": by_name,
             "tolerance_px": TOLERANCE_PX,
-            "fanscan_predict_summary": predict_log.strip().splitlines()[-1] if predict_log.strip() else "",
-            "fanscan_import_summary": [line for line in import_log.splitlines() if "boxes read" in line],
+            "fanscan_predict_summary": summary_line(predict_log),
+            "fanscan_import_summary": summary_line(import_log),
             "timings_s": {k: round(v, 2) for k, v in timings.items()},
         }
         write_json(args.json, result)
