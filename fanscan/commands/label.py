@@ -19,10 +19,10 @@ from fanscan.usage_errors import one_line_errors
 
 
 def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser(
+    parser = one_line_errors(subparsers.add_parser(
         "label", help="pre-label photos for Label Studio / YOLO / COCO; import labels as a YOLO dataset",
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    ))
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
 
@@ -53,7 +53,6 @@ def add_parser(subparsers) -> None:
                            help="drop boxes with an unknown class (a line each in the report) instead of stopping")
     importing.add_argument("--replace", action="store_true", help="replace --out if it exists")
     importing.set_defaults(run=run_import)
-    parser.set_defaults(run=lambda args: parser.error("say what to do: predict, config or import"))
 
 
 def run_predict(args: argparse.Namespace) -> int:

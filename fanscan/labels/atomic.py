@@ -36,24 +36,10 @@ def new_folder(out: Path, replace: bool = False) -> Iterator[Path]:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def write_text(path: Path, text: str) -> Path:
-    """`text` at `path`, written to a temporary file beside it and renamed over it."""
+def write_bytes(path: Path, data: bytes) -> Path:
+    """`data` at `path` (its folder made if missing), written to a temporary file beside it and renamed over it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-    return path
-
-
-def write_bytes(path: Path, data: bytes) -> Path:
-    """`data` at `path`, by the same temporary-file-and-rename route as `write_text`."""
-    path = Path(path)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as stream:
@@ -63,6 +49,11 @@ def write_bytes(path: Path, data: bytes) -> Path:
         if os.path.exists(temporary):
             os.unlink(temporary)
     return path
+
+
+def write_text(path: Path, text: str) -> Path:
+    """`text` (UTF-8) at `path`, whole or not at all, as `write_bytes`."""
+    return write_bytes(path, text.encode("utf-8"))
 
 
 def place_photo(source: Path, target: Path) -> None:

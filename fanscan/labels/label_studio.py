@@ -124,7 +124,8 @@ def read_export(path: Path) -> list[SourcePhoto]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise FanscanError(f"{path}: cannot read the export: {error}") from None
     if not isinstance(data, list) or not all(isinstance(t, dict) and "data" in t for t in data):
-        raise FanscanError(f"{path}: not a Label Studio JSON export (expected a list of tasks, each with 'data')")
+        raise FanscanError(f"{path}: not a Label Studio JSON export (expected a list of tasks, each with 'data': "
+                           "export as JSON, not JSON-MIN)")
     tasks = []
     for index, task in enumerate(data, start=1):
         where = f"{path}: task {task.get('id', index)}"

@@ -89,8 +89,8 @@ def predict(folder: Path, out: Path, fmt: str, recursive: bool = False, image_ur
     folder, out = Path(folder), Path(out)
     if fmt != "yolo" and out.exists() and not out.is_file():
         raise FanscanError(f"{out} is a folder: --format {fmt} writes one JSON file")
-    if fmt != "yolo" and out.exists() and not replace:
-        raise FanscanError(f"{out} already exists: choose another --out (or --replace)")
+    if out.exists() and not replace and (fmt != "yolo" or not out.is_dir() or any(out.iterdir())):
+        raise FanscanError(f"{out} already exists: choose another --out (or --replace)")  # before minutes of work
     url_of = local_files_url(folder, image_url) if fmt == "label-studio" else None
     photos = photos_in(folder, recursive)
     report = Report()
