@@ -198,15 +198,15 @@ def main(argv: list[str] | None = None) -> int:
         photos = sorted(p for p in args.photos.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
         for photo in photos:
             shutil.copy2(photo, photos_dir / photo.name)
-        shutil.copy2(photos[0], photos_dir / TURNED_NAME)
         env = {**os.environ, "LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT": str(work)}
 
         started = time.perf_counter()
         _, predict_log = fanscan("label", "predict", str(photos_dir), "--out", str(work / "tasks.json"), env=env)
         timings["predict_s"] = time.perf_counter() - started
-        tasks = [t for t in json.loads((work / "tasks.json").read_text()) if not t["data"]["image"].endswith(
-            TURNED_NAME)]
+        tasks = json.loads((work / "tasks.json").read_text())
         import cv2
+
+        shutil.copy2(photos[0], photos_dir / TURNED_NAME)
 
         turned_height, turned_width = cv2.imread(str(photos_dir / TURNED_NAME)).shape[:2]
         tasks.append({"data": {"image": f"/data/local-files/?d=photos/{TURNED_NAME}"}, "predictions": [

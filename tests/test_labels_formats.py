@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 from fanscan.scoring.errors import FanscanError
@@ -145,3 +146,56 @@ def test_yolo_folder_with_dataset_names_is_renamed_to_tile_ids(tmp_path):
     import_labels(source, tmp_path / "out")
     assert [label for label, _ in yolo_boxes(tmp_path / "out", "p")] == ["1m", "C"]
     assert "names: ['1m', '2m'" in (tmp_path / "out" / "data.yaml").read_text()
+
+
+def test_a_turned_label_studio_box_becomes_the_box_around_it(tmp_path):
+    write_photo(tmp_path / "p.png")
+    # 40 x 60 px turned 90 degrees about its top-left corner (130, 80): it covers x 70..130, y 80..120.
+    value = {"x": 100 * 130 / WIDTH, "y": 100 * 80 / HEIGHT, "width": 100 * 40 / WIDTH, "height": 100 * 60 / HEIGHT,
+             "rotation": 90, "rectanglelabels": ["9p"]}
+    export = [{"data": {"image": "p.png"}, "annotations": [{"result": [
+        {"type": "rectanglelabels", "original_width": WIDTH, "original_height": HEIGHT, "value": value}]}]}]
+    (tmp_path / "e.json").write_text(json.dumps(export))
+    import_labels(tmp_path / "e.json", tmp_path / "ds")
+    assert yolo_boxes(tmp_path / "ds", "p") == [("9p", pytest.approx((70, 80, 130, 120), abs=1e-3))]
+
+
+def test_recursive_predict_keeps_photos_of_the_same_name_apart(tmp_path):
+    write_photo(tmp_path / "photos" / "a" / "x.png", seed=1)
+    write_photo(tmp_path / "photos" / "b" / "x.png", seed=2)
+    with pytest.raises(FanscanError, match="--recursive"):
+        predict(tmp_path / "photos", tmp_path / "g", "yolo", pipeline=FakePipeline())
+    predict(tmp_path / "photos", tmp_path / "g", "yolo", recursive=True, pipeline=FakePipeline())
+    assert sorted(p.name for p in (tmp_path / "g" / "images").iterdir()) == ["x-2.png", "x.png"]
+    assert (tmp_path / "g" / "images" / "x-2.png").read_bytes() == (tmp_path / "photos" / "b" / "x.png").read_bytes()
+
+
+def test_cli_predict_on_real_photos_writes_the_pipelines_tiles(tmp_path):
+    import shutil
+
+    from fanscan.vision.pipeline import default_pipeline
+
+    from fanscan.cli import main
+
+    samples = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "images"
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for name in ("hand_001.jpg", "hand_009.jpg"):
+        shutil.copy2(samples / name, photos / name)
+    assert main(["label", "predict", str(photos), "--out", str(tmp_path / "g"), "--format", "yolo"]) == 0
+    names = CLASS_NAMES
+    for name in ("hand_001", "hand_009"):
+        proposal = default_pipeline().propose(photos / f"{name}.jpg")
+        width, height = proposal.image_size
+        want = [(t.tile, (min(x for x, _ in t.quad), min(y for _, y in t.quad), max(x for x, _ in t.quad),
+                          max(y for _, y in t.quad))) for t in proposal.tiles if t.tile in names]
+        got = []
+        for line in (tmp_path / "g" / "labels" / f"{name}.txt").read_text().splitlines():
+            index, cx, cy, w, h = (float(v) for v in line.split())
+            got.append((names[int(index)], ((cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width,
+                                            (cy + h / 2) * height)))
+        assert [g[0] for g in got] == [w[0] for w in want] and len(got) >= 12
+        for (_, box), (_, expected) in zip(got, want, strict=True):
+            assert box == pytest.approx(expected, abs=0.01)
+    report = (tmp_path / "g.report.txt").read_text()
+    assert "hand_009.jpg: box" in report and "read as not a tile: dropped" in report  # its two `none` readings
