@@ -72,7 +72,7 @@ def test_unknown_class_stops_an_import_unless_dropped(tmp_path):
     export = [{"id": 1, "data": {"image": "/data/upload/2/deadbeef-p.png"},
                "annotations": [{"id": 1, "result": [region]}]}]
     (tmp_path / "e.json").write_text(json.dumps(export))
-    with pytest.raises(FanscanError, match="box 1: unknown class 'Tile'"):
+    with pytest.raises(FanscanError, match=r"e\.json: task 1 .*box 1: unknown class 'Tile'"):
         import_labels(tmp_path / "e.json", tmp_path / "ds", images=tmp_path / "photos")
     assert not (tmp_path / "ds").exists() and not any(p.name.startswith(".ds") for p in tmp_path.iterdir())
     import_labels(tmp_path / "e.json", tmp_path / "ds", images=tmp_path / "photos", drop_unknown=True)
@@ -132,3 +132,13 @@ def test_an_existing_output_is_kept_unless_replaced(tmp_path, capsys):
     assert (tmp_path / "ds" / "mine.txt").read_text() == "keep me"
     assert main(["label", "import", str(tmp_path / "e.json"), "--out", str(tmp_path / "ds"), "--replace"]) == 0
     assert sorted(p.name for p in (tmp_path / "ds").iterdir()) == ["data.yaml", "images", "labels"]
+
+
+def test_a_yolo_folder_without_labels_or_names_is_one_line(tmp_path, capsys):
+    write_photo(tmp_path / "y" / "images" / "p.png")
+    assert main(["label", "import", str(tmp_path / "y"), "--out", str(tmp_path / "ds")]) == 2
+    assert "no labels/ folder" in capsys.readouterr().err
+    (tmp_path / "y" / "labels").mkdir()
+    assert main(["label", "import", str(tmp_path / "y"), "--out", str(tmp_path / "ds")]) == 2
+    assert "no data.yaml" in capsys.readouterr().err
+    assert not (tmp_path / "ds").exists()

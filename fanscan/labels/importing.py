@@ -60,7 +60,10 @@ def import_labels(source: Path, out: Path, images: Path | None = None, replace: 
             report.lines.append(f"{item.name}: labelled on a {item.size[0]}x{item.size[1]} photo, the photo is "
                                 f"{width}x{height}: boxes placed on the photo's size")
         photo = LabelledPhoto(path, width, height, item.boxes_on(width, height), item.name)
-        checked.append(check_photo(photo, report, loaded.image, loaded.scale, drop_unknown))
+        try:
+            checked.append(check_photo(photo, report, loaded.image, loaded.scale, drop_unknown))
+        except FanscanError as error:
+            raise FanscanError(f"{source}: {error}") from None
     with new_folder(out, replace) as work:
         yolo.write_dataset(work, checked)
     report_path = report_path_for(out)

@@ -98,6 +98,8 @@ def read_dataset(folder: Path) -> list[SourcePhoto]:
     folder = Path(folder)
     photos = []
     for split in _splits(folder):
+        if not (split / "labels").is_dir():
+            raise FanscanError(f"{split}: no labels/ folder beside images/ (nothing to import)")
         names = read_class_names(find_data_yaml(split))
         for item in iter_split(split):
             notes = []
