@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from fanscan.commands import score as score_command
 from fanscan.confirm import LOW_CONFIDENCE, Prompter, ask_context, confirm_hand, describe_proposal
+from fanscan.labels.save import save_confirmed_photo
 from fanscan.scoring import Hand, WinContext, parse_hand, score
 from fanscan.scoring.errors import FanscanError
 from fanscan.vision.proposal import EMPTY, HandProposal
@@ -51,6 +52,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("-y", "--yes", action="store_true", help="accept the proposal; context from flags")
     parser.add_argument("--json", action="store_true", help="print proposal and score as one JSON object")
     parser.add_argument("--annotate", metavar="OUT.png", help="write the photo with numbered, labelled tiles")
+    parser.add_argument("--save-labels", metavar="DATASET",
+                        help="once the hand is confirmed, add the photo and its corrected labels to this YOLO "
+                             "dataset folder (created if new)")
     parser.add_argument("--rules", choices=("mcr", "hk"), default="mcr", help="rule set (default mcr)")
     parser.add_argument("--tiles", choices=("ascii", "unicode", "en", "zh"), default="ascii",
                         help="how tiles are shown in the score breakdown (default ascii)")
@@ -97,10 +101,12 @@ def run(args: argparse.Namespace) -> int:
         for line in describe_proposal(proposal, LOW_CONFIDENCE):
             print(line)
         result = score(accepted_hand(proposal, args), defaults, rules=args.rules)
+        save_confirmed_photo(args.save_labels, args.image, proposal)
         print(score_command.render(result, args.tiles))
         return 0
     prompter = Prompter()
     hand, proposal = confirm_hand(proposal, prompter)
+    save_confirmed_photo(args.save_labels, args.image, proposal, hand)
     if hand.context is not None:  # the typed hand string said it all
         result = score(hand, None, rules=args.rules)
     else:
@@ -133,6 +139,7 @@ def _run_json(args: argparse.Namespace) -> int:
         print(f"fanscan: error: {error}", file=sys.stderr)
         return 2
     out.update(ok=True, hand=result.hand, score=result.to_dict())
+    save_confirmed_photo(args.save_labels, args.image, proposal)
     print(json.dumps(out, ensure_ascii=False))
     return 0
 
