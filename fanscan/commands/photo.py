@@ -28,6 +28,7 @@ MAX_CONTEXT_TRIES = 3
 
 def add_context_arguments(parser: argparse.ArgumentParser) -> None:
     """The win-context flags of `fanscan score`, plus the winning tile (a photo may not show which it was)."""
+    score_command.add_variant_argument(parser)
     score_command.add_context_arguments(parser)
     parser.add_argument("--winning-tile", metavar="TILE",
                         help="the tile that completed the hand (default: the one set apart in the photo, else the "
@@ -96,20 +97,20 @@ def run(args: argparse.Namespace) -> int:
     if args.yes:
         for line in describe_proposal(proposal, LOW_CONFIDENCE):
             print(line)
-        result = score(accepted_hand(proposal, args), defaults, rules=args.rules)
+        result = score(accepted_hand(proposal, args), defaults, rules=args.rules, variant=args.variant)
         print(score_command.render(result, args.tiles))
         return 0
     prompter = Prompter()
     hand, proposal = confirm_hand(proposal, prompter)
     if hand.context is not None:  # the typed hand string said it all
-        result = score(hand, None, rules=args.rules)
+        result = score(hand, None, rules=args.rules, variant=args.variant)
     else:
         defaults = context_from_args(args, proposal.flowers)
         for attempt in range(1, MAX_CONTEXT_TRIES + 1):
             hand, context = ask_context(hand, defaults, prompter, ask_winning_tile=attempt == 1,
                                         rules=args.rules)
             try:
-                result = score(hand, context, rules=args.rules)
+                result = score(hand, context, rules=args.rules, variant=args.variant)
                 break
             except FanscanError as error:
                 if attempt == MAX_CONTEXT_TRIES:
@@ -126,7 +127,8 @@ def _run_json(args: argparse.Namespace) -> int:
     proposal = read_photo(args.image, args.annotate)
     out: dict = {"ok": False, "image": args.image, "proposal": proposal.to_dict()}
     try:
-        result = score(accepted_hand(proposal, args), context_from_args(args, proposal.flowers), rules=args.rules)
+        result = score(accepted_hand(proposal, args), context_from_args(args, proposal.flowers), rules=args.rules,
+                       variant=args.variant)
     except FanscanError as error:
         out["error"] = str(error)
         print(json.dumps(out, ensure_ascii=False))

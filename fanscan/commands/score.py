@@ -61,6 +61,16 @@ def add_context_arguments(parser: argparse.ArgumentParser) -> None:
                         "or a count 0-8")
 
 
+def add_variant_argument(parser: argparse.ArgumentParser) -> None:
+    """--variant: the MCR rule variant (the seed's rulings, or the Green Book / MIL values)."""
+    from fanscan.scoring.mcr import VARIANTS
+
+    parser.add_argument("--variant", choices=tuple(VARIANTS), type=str.lower, default=None,
+                        help="MCR rule variant: seed (default: the seed's rulings, seed-003 kong chart, Two Concealed "
+                             "Kongs 8) or mil (Green Book / MIL values as the reference engines: Two Concealed Kongs 6, "
+                             "melded + concealed kong 5, three or more kongs without kong fans)")
+
+
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "score", help="score a hand string (or a file of them) with every fan explained",
@@ -73,6 +83,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--tiles", choices=("ascii", "unicode", "en", "zh"), default="ascii",
                    help="how tiles are shown in the text breakdown (default ascii; unicode needs a font with the "
                         "Mahjong Tiles block)")
+    add_variant_argument(p)
     add_context_arguments(p)
     one_line_errors(p)
     p.set_defaults(run=run)
@@ -132,7 +143,7 @@ def hand_context_text(ctx: WinContext | None) -> str:
 
 def score_text(text: str, args: argparse.Namespace) -> scoring.Score:
     hand = parse_hand(text)
-    return scoring.score(hand, context_from_args(args, hand), rules=args.rules)
+    return scoring.score(hand, context_from_args(args, hand), rules=args.rules, variant=args.variant)
 
 
 def _tiles(tiles: list[str], style: str) -> str:
@@ -164,10 +175,11 @@ def _win_text(result: scoring.Score, hand: Hand) -> str:
 
 def render(result: scoring.Score, style: str = "ascii") -> str:
     """The readable breakdown of a Score."""
-    rules = scoring.get_rule_set(result.rules)
+    rules = scoring.get_rule_set(result.rules, result.variant)
     hand = parse_hand(result.hand, validate_hand=False)
     whole = sorted(hand.all_tiles(), key=INDEX.__getitem__)
-    lines = [f"Hand   {result.hand}    (rules: {result.rules})", _win_text(result, hand)]
+    variant = f", variant: {result.variant}" if result.variant else ""
+    lines = [f"Hand   {result.hand}    (rules: {result.rules}{variant})", _win_text(result, hand)]
     groups = []
     for g in result.arrangement.groups:
         t = _tiles(g.tiles, style)
