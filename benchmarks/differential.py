@@ -100,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     report = {"benchmark": "differential", "reference": "pymahjonggb", "variant": VARIANT, "seed": args.seed,
               "hands": 0, "chunks_done": 0, "categories": {}, "examples": {}, "reference_errors": [],
               "seed_variant_other_total": 0,
-              "command": " ".join(["python", "benchmarks/differential.py", *(argv if argv is not None else sys.argv[1:])])}
+              "command": " ".join(["python", "benchmarks/differential.py",
+                                   *(argv if argv is not None else sys.argv[1:])])}
     if args.resume and out.exists():
         report = json.loads(out.read_text(encoding="utf-8"))
     chunks = (args.n + args.chunk - 1) // args.chunk

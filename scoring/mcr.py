@@ -721,7 +721,8 @@ _ROWS: list[tuple] = [
      (), ()),
     ("all_fives", "All Fives", "全带五", 16, "QUANDAIWU", _all_fives, ("all_simples", "no_honors"), ()),
     ("triple_pung", "Triple Pung", "三同刻", 16, "SANTONGKE", _combo("triple_pung"), (), ("double_pung",)),
-    ("three_concealed_pungs", "Three Concealed Pungs", "三暗刻", 16, "SANANKE", _from_kong_series("three_concealed_pungs"), (), ()),
+    ("three_concealed_pungs", "Three Concealed Pungs", "三暗刻", 16, "SANANKE",
+     _from_kong_series("three_concealed_pungs"), (), ()),
     # 12
     ("lesser_honors_knitted", "Lesser Honors and Knitted Tiles", "全不靠", 12, "QUANBUKAO", _lesser_honors_knitted,
      ("all_types", "fully_concealed_hand", "concealed_hand"), ()),
@@ -771,7 +772,8 @@ _ROWS: list[tuple] = [
     ("all_chows", "All Chows", "平和", 2, "PINGHU", _all_chows, ("no_honors",), ()),
     ("tile_hog", "Tile Hog", "四归一", 2, "SIGUIYI", _tile_hog, (), ()),
     ("double_pung", "Double Pung", "双同刻", 2, "SHUANGTONGKE", _combo("double_pung"), (), ()),
-    ("two_concealed_pungs", "Two Concealed Pungs", "双暗刻", 2, "SHUANGANKE", _from_kong_series("two_concealed_pungs"), (), ()),
+    ("two_concealed_pungs", "Two Concealed Pungs", "双暗刻", 2, "SHUANGANKE", _from_kong_series("two_concealed_pungs"),
+     (), ()),
     ("concealed_kong", "Concealed Kong", "暗杠", 2, "ANGANG", _from_kong_series("concealed_kong"), (), ()),
     ("all_simples", "All Simples", "断幺", 2, "DUANYAO", _all_simples, ("no_honors",), ()),
     # 1

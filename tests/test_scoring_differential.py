@@ -49,7 +49,7 @@ def test_kong_values_of_the_two_variants(text: str, seed_total: int, mil_total: 
     assert score(text).total == seed_total
     assert score(text, variant="mil").total == mil_total
     hand = parse_hand(text)
-    theirs, theirs_total = reference_score(hand, hand.context or WinContext())
+    _, theirs_total = reference_score(hand, hand.context or WinContext())
     assert theirs_total == mil_total
 
 

@@ -5,8 +5,9 @@ lists (RULES.md; tests/fixtures/mcr/score_definition.xml) and seed 001's values.
 from __future__ import annotations
 
 import pytest
-from fanscan.cli import main
 from fanscan.scoring import score
+
+from fanscan.cli import main
 
 
 def not_counted(hand: str) -> dict[str, tuple[int, int, str]]:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from fanscan.cli import main
 from fanscan.scoring import FanscanError, score
 from fanscan.scoring.mcr import MIL, SEED, MCRVariant
+
+from fanscan.cli import main
 
 TWO_CONCEALED_KONGS = "[1111m][2222p]345s678sCC"
 

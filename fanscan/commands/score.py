@@ -67,7 +67,8 @@ def add_variant_argument(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("--variant", choices=tuple(VARIANTS), type=str.lower, default=None,
                         help="MCR rule variant: seed (default: the seed's rulings, seed-003 kong chart, Two Concealed "
-                             "Kongs 8) or mil (Green Book / MIL values as the reference engines: Two Concealed Kongs 6, "
+                             "Kongs 8) or mil (Green Book / MIL values as the reference engines: Two Concealed Kongs "
+                             "6, "
                              "melded + concealed kong 5, three or more kongs without kong fans)")
 
 
