@@ -207,9 +207,9 @@ def ask_context(hand: Hand, defaults: WinContext, prompter: Prompter, ask_winnin
     prevalent = _wind(prompter, "Prevalent (round) wind", defaults.prevalent_wind)
     default_flowers = "".join(defaults.flowers) or (str(defaults.flower_count) if defaults.flower_count else "-")
     while True:
-        try:
-            flowers, flower_count = parse_flowers(prompter.ask("Flowers (letters a-h or a number; - for none)",
-                                                               default_flowers))
+        answer = prompter.ask("Flowers (letters a-h or a number; - for none)", default_flowers)
+        try:  # only a wrong answer is asked again: the end of input (from `ask`) ends the questions
+            flowers, flower_count = parse_flowers(answer)
             break
         except FanscanError as error:
             prompter.say(f"  {error}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -17,7 +18,7 @@ from fanscan.scoring import Hand, WinContext, score
 from fanscan.vision import load as load_module
 from fanscan.vision.annotate import draw_proposal, layout_labels, place_labels
 from fanscan.vision.proposal import NO_TILES, NOT_A_WINNING_HAND, TOO_FEW_TILES, HandProposal, ProposedTile
-from test_cli_photo import SAMPLES, labels_as_models, run_cli, sample  # noqa: F401 (fixture)
+from test_cli_photo import labels_as_models, run_cli, sample  # noqa: F401 (labels_as_models: a fixture)
 
 from fanscan.cli import main
 
@@ -27,7 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # ---- fanscan photo BAD --json: one JSON object -----------------------------------------------------------------
 
 
-def test_photo_json_of_an_unusable_file_is_one_json_object(labels_as_models, capsys, tmp_path):
+@pytest.mark.usefixtures("labels_as_models")
+def test_photo_json_of_an_unusable_file_is_one_json_object(capsys, tmp_path):
     bad = tmp_path / "notes.jpg"
     bad.write_text("not a photo\n")
     code, out, err = run_cli(["photo", str(bad), "--json"], capsys)
@@ -37,7 +39,8 @@ def test_photo_json_of_an_unusable_file_is_one_json_object(labels_as_models, cap
     assert err.startswith("fanscan: error: ") and err.count("\n") == 1
 
 
-def test_photo_json_of_a_photo_without_tiles_is_one_json_object(labels_as_models, capsys, tmp_path):
+@pytest.mark.usefixtures("labels_as_models")
+def test_photo_json_of_a_photo_without_tiles_is_one_json_object(capsys, tmp_path):
     blank = tmp_path / "blank.png"
     cv2.imwrite(str(blank), np.full((480, 640, 3), 90, np.uint8))
     code, out, _ = run_cli(["photo", str(blank), "--json"], capsys)
@@ -49,7 +52,8 @@ def test_photo_json_of_a_photo_without_tiles_is_one_json_object(labels_as_models
 # ---- the context prompt after an impossible answer --------------------------------------------------------------
 
 
-def test_after_an_impossible_context_enter_takes_the_last_valid_defaults(labels_as_models, capsys, monkeypatch):
+@pytest.mark.usefixtures("labels_as_models")
+def test_after_an_impossible_context_enter_takes_the_last_valid_defaults(capsys, monkeypatch):
     # accept, winning tile as proposed, self-drawn yes, seat E, prevalent E, no flowers, 'k' (a kong replacement,
     # but hand_004 has no kong: refused); then Enter to every question: the defaults must be the valid ones
     # (not self-drawn, nothing else), not the rejected answer - else Enter repeats the error until it gives up.
@@ -64,7 +68,8 @@ def test_after_an_impossible_context_enter_takes_the_last_valid_defaults(labels_
 # ---- "run without --yes to correct it" only where one can -------------------------------------------------------
 
 
-def test_correct_it_hint_only_in_interactive_capable_text_output(labels_as_models, capsys, tmp_path):
+@pytest.mark.usefixtures("labels_as_models")
+def test_correct_it_hint_only_in_interactive_capable_text_output(capsys, tmp_path):
     code, out, err = run_cli(["photo", sample("hand_007"), "--yes"], capsys)
     assert code == 2 and "run without --yes to correct it" in err
     code, out, err = run_cli(["photo", sample("hand_007"), "--json"], capsys)
@@ -77,7 +82,8 @@ def test_correct_it_hint_only_in_interactive_capable_text_output(labels_as_model
     assert code == 1 and row["ok"] is False and "--yes" not in row["error"] and "13 tiles found" in row["error"]
 
 
-def test_proposal_says_why_it_is_not_complete_as_a_code(labels_as_models, capsys):
+@pytest.mark.usefixtures("labels_as_models")
+def test_proposal_says_why_it_is_not_complete_as_a_code(capsys):
     from fanscan.commands.photo import read_photo
 
     proposal = read_photo(sample("hand_007"))  # 13 tiles
@@ -90,7 +96,8 @@ def test_proposal_says_why_it_is_not_complete_as_a_code(labels_as_models, capsys
 # ---- small CLI items --------------------------------------------------------------------------------------------
 
 
-def test_winning_tile_that_is_not_a_tile(labels_as_models, capsys):
+@pytest.mark.usefixtures("labels_as_models")
+def test_winning_tile_that_is_not_a_tile(capsys):
     code, _, err = run_cli(["photo", sample("hand_001"), "--yes", "--winning-tile", "XX"], capsys)
     assert code == 2 and "'XX' is not a tile id" in err
     code, _, err = run_cli(["photo", sample("hand_001"), "--yes", "--winning-tile", "5s"], capsys)
@@ -125,7 +132,8 @@ def test_a_hand_string_starting_with_a_dash_is_not_taken_for_a_flag(argv, capsys
     assert "unexpected character '-' at position 1" in err and err.count("\n") == 1
 
 
-def test_annotate_with_an_empty_name_is_refused(labels_as_models, capsys):
+@pytest.mark.usefixtures("labels_as_models")
+def test_annotate_with_an_empty_name_is_refused(capsys):
     code, _, err = run_cli(["photo", sample("hand_001"), "--yes", "--annotate", ""], capsys)
     assert code == 2 and "--annotate needs a file name" in err
 
@@ -145,7 +153,8 @@ def test_hand_from_the_json_of_a_score(text, context, rules):
 # ---- the time the user waits ------------------------------------------------------------------------------------
 
 
-def test_photo_time_includes_decoding(labels_as_models, monkeypatch):
+@pytest.mark.usefixtures("labels_as_models")
+def test_photo_time_includes_decoding(monkeypatch):
     from fanscan.commands.photo import read_photo
 
     real = load_module.load_image
@@ -195,7 +204,7 @@ def test_place_labels_keeps_to_the_image_edges():
     # a tile in each corner, labels as wide as a third of the image: each label inside, none overlapping
     boxes = [(0, 0, 20, 20), (280, 0, 300, 20), (0, 180, 20, 200), (280, 180, 300, 200)]
     rects = place_labels(boxes, [(100, 15)] * 4, 300, 200)
-    assert all(r is not None and 0 <= r[0] and r[2] <= 300 and 0 <= r[1] and r[3] <= 200 for r in rects)
+    assert all(r is not None and r[0] >= 0 and r[2] <= 300 and r[1] >= 0 and r[3] <= 200 for r in rects)
     assert place_labels([(0, 0, 10, 10)], [(400, 15)], 300, 200) == [None]  # wider than the photo: the legend
 
 
@@ -203,3 +212,24 @@ def test_console_script_version_from_a_fresh_process():
     out = subprocess.run([sys.executable, "-m", "fanscan.cli", "--version"], capture_output=True, text=True,
                          cwd=ROOT, check=False)
     assert out.returncode == 0 and out.stdout.startswith("fanscan ")
+
+
+def test_end_of_input_at_the_flowers_question_ends_the_questions():
+    """Ctrl-D at any question scores nothing and stops (it used to be caught as a wrong flowers answer and asked
+    again forever)."""
+    from fanscan.scoring import FanscanError, parse_hand
+
+    from fanscan.confirm import Prompter, ask_context
+
+    answers = iter(["\n", "n\n", "E\n", "E\n"])  # winning tile as proposed, not self-drawn, seat E, prevalent E
+    calls = []
+
+    def read() -> str:
+        calls.append(1)
+        if len(calls) > 20:  # the old loop: stop it here rather than hang the test run
+            raise AssertionError("the flowers question was asked again after the end of input")
+        return next(answers, "")  # then the end of input, at the flowers question
+
+    with pytest.raises(FanscanError, match="end of input"):
+        ask_context(parse_hand("345999pSSSFPPPF"), WinContext(), Prompter(read=read, out=io.StringIO()))
+    assert len(calls) == 5
