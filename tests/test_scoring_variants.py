@@ -70,3 +70,13 @@ def test_photo_and_batch_accept_the_flag(capsys) -> None:
     parser = build_parser()
     assert parser.parse_args(["photo", "x.jpg", "--variant", "mil"]).variant == "mil"
     assert parser.parse_args(["batch", "photos", "--variant", "mil"]).variant == "mil"
+
+
+def test_rules_listing_shows_a_variant_values(capsys) -> None:
+    assert main(["rules", "--rules", "mcr", "--variant", "mil", "--json"]) == 0
+    (listing,) = json.loads(capsys.readouterr().out)
+    values = {item["id"]: item["value"] for item in listing["items"]}
+    assert listing["variant"] == "mil" and values["two_concealed_kongs"] == 6 and values["mixed_kongs"] == 5
+    assert main(["rules", "--rules", "mcr", "--json"]) == 0
+    values = {item["id"]: item["value"] for item in json.loads(capsys.readouterr().out)[0]["items"]}
+    assert values["two_concealed_kongs"] == 8 and values["mixed_kongs"] == 6
