@@ -56,13 +56,15 @@ def _overlaps(a: Rect, b: Rect) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def _candidates(box: Rect, w: int, h: int, ring: int) -> list[tuple[int, int]]:
-    """Top-left corners to try for a w x h label of a tile box, `ring` label heights further out than adjacent."""
+def _candidates(box: Rect, w: int, h: int, ring: int, inside_first: bool) -> list[tuple[int, int]]:
+    """Top-left corners to try for a w x h label of a tile box, `ring` label heights further out than adjacent;
+    `inside_first`: try the tile's own top first (when labels may cover tiles, a label on its own tile reads
+    better than one on its neighbour)."""
     x0, y0, x1, y1 = box
     d = ring * (h + _GAP)
     spots = [(x0, y0 - h - _GAP - d), (x0, y1 + _GAP + d), (x0 - w - _GAP - d, y0), (x1 + _GAP + d, y0)]
     if ring == 0:
-        spots.insert(2, (x0 + 1, y0 + 1))  # inside the tile, at its top
+        spots.insert(0 if inside_first else 2, (x0 + 1, y0 + 1))  # inside the tile, at its top
     else:  # also shifted sideways above and below, to fill the room between neighbours' labels
         for dx in (-(w + _GAP) * ring, (w + _GAP) * ring):
             spots += [(x0 + dx, y0 - h - _GAP), (x0 + dx, y1 + _GAP)]
@@ -81,7 +83,7 @@ def place_labels(boxes: list[Rect], sizes: list[tuple[int, int]], width: int, he
                 continue
             others = [b for j, b in enumerate(boxes) if j != k] if avoid_tiles else []
             for ring in range(_MAX_RINGS):
-                for x, y in _candidates(box, w, h, ring):
+                for x, y in _candidates(box, w, h, ring, inside_first=not avoid_tiles):
                     x, y = min(max(x, 0), width - w), min(max(y, 0), height - h)
                     rect = (x, y, x + w, y + h)
                     if not any(_overlaps(rect, t) for t in taken) and not any(_overlaps(rect, o) for o in others):
