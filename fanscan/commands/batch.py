@@ -54,7 +54,8 @@ def score_photo(path: Path, args: argparse.Namespace) -> dict[str, Any]:
         proposal = read_photo(str(path))
         row.update(status=proposal.status, hand=proposal.hand.strip(), tiles=len(proposal.tiles),
                    warnings="; ".join(proposal.warnings))
-        result = score(accepted_hand(proposal, args), context_from_args(args, proposal.flowers), rules=args.rules)
+        result = score(accepted_hand(proposal, args), context_from_args(args, proposal.flowers), rules=args.rules,
+                       variant=args.variant)
         row.update(ok=True, hand=result.hand, total=result.total, total_without_flowers=result.total_without_flowers,
                    meets_minimum=result.meets_minimum,
                    fans="; ".join(f"{f.name}{' x' + str(f.count) if f.count > 1 else ''} {f.points}"
