@@ -21,18 +21,15 @@ import time
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-from fanscan.scoring import Hand, format_hand, is_complete, score  # noqa: E402
-from fanscan.scoring.crosscheck import (  # noqa: E402
+from fanscan.scoring import Hand, format_hand, is_complete, score
+from fanscan.scoring.crosscheck import (
     EXPLAINED,
     classify_difference,
     reference_is_winning,
     reference_score,
 )
-from fanscan.scoring.random_hands import random_hand, with_one_tile_replaced  # noqa: E402
-
-from benchmarks.results_file import write_json  # noqa: E402
+from fanscan.scoring.random_hands import random_hand, with_one_tile_replaced
+from results_file import ROOT, write_json
 
 
 def _completeness(rng: random.Random, hand: Hand, report: dict) -> None:

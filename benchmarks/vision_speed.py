@@ -23,13 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import cv2
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from fanscan.vision.detect import TileDetector  # noqa: E402
-from fanscan.vision.load import load_image  # noqa: E402
-
-from benchmarks.results_file import write_json  # noqa: E402
+from fanscan.vision.detect import TileDetector
+from fanscan.vision.load import load_image
+from results_file import ROOT, write_json
 
 DEFAULT_PHOTO = ROOT.parent / "shared" / "data" / "chinese-mahjong-v4" / "test" / "images"
 FALLBACK_PHOTO = ROOT / "tests" / "data" / "mini_yolo" / "train" / "images"
