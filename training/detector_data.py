@@ -28,7 +28,9 @@ STRIDE = 4
 SCALE_RANGE = (0.42, 0.95)
 CLOSEUP_SCALE_RANGE = (0.95, 2.2)
 CLOSEUP_PROBABILITY = 0.2
-MAX_STRETCH = 8.0  # largest width:height change of a squeezed photo (the test split has one of about 6)
+# Largest width:height change of a squeezed photo. Sized from the test split's squeezed photo (about 6x), a use of
+# test logged in benchmarks/TEST-LOG.md; the development split has squeezed copies too (evaluate.py's group).
+MAX_STRETCH = 8.0
 # A box cut by the crop edge stays a positive if this much of it is still inside; less, and it is ignored.
 MIN_VISIBLE_FRACTION = 0.5
 # Back colours of common sets (BGR): light blue, dark blue, green, yellow, orange, red, black, pink.
