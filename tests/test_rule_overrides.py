@@ -5,16 +5,16 @@ the rules overruled, `photo --yes` refuses it in one line naming them, `batch` m
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from fanscan.scoring import score
 from fanscan.vision import pipeline as pipeline_module
-from fanscan.vision.dataset_classes import tile_id_for
-from fanscan.vision.group import ObservedTile, choose_reading
-from fanscan.vision.proposal import HandProposal, build_proposal
-from fanscan.vision.yolo_data import read_class_names, read_labels
+from fanscan.vision.group import choose_reading
+from fanscan.vision.proposal import HandProposal, build_proposal, observed_from_proposal
 from hand_layouts import lay_row, tiles_of
+from test_cli_photo import LabelPipeline
 
 from fanscan.cli import main
 
@@ -24,21 +24,15 @@ SAMPLES = Path(__file__).resolve().parent.parent / "datasets" / "samples"
 PHOTO, DOUBTED, PREFERRED = "hand_001", "6p", "5p"
 
 
-class DoubtingPipeline:
-    """The label file as the models' output, except that the classifier prefers a wrong tile for one of them."""
-
-    names = read_class_names(SAMPLES / "data.yaml")
+class DoubtingPipeline(LabelPipeline):
+    """The label file as the models' output (test_cli_photo's stand-in), except that the classifier prefers a wrong
+    tile for one of them."""
 
     def propose(self, loaded):
-        height, width = loaded.image.shape[:2]
-        tiles = []
-        for box in read_labels(SAMPLES / "labels" / f"{Path(loaded.path).stem}.txt"):
-            x0, y0, x1, y1 = (v / loaded.scale for v in box.to_pixels(width, height))
-            tile = tile_id_for(self.names[box.class_index])
-            readings = ((PREFERRED, 0.60), (tile, 0.39)) if tile == DOUBTED else ((tile, 0.98), ("none", 0.02))
-            tiles.append(ObservedTile(((x0, y0), (x1, y0), (x1, y1), (x0, y1)), "upright", readings))
-        size = (round(width / loaded.scale), round(height / loaded.scale))
-        return build_proposal(tiles, choose_reading(tiles), str(loaded.path), size)
+        labelled = super().propose(loaded)
+        tiles = [replace(t, candidates=((PREFERRED, 0.60), (DOUBTED, 0.39))) if t.candidates[0][0] == DOUBTED else t
+                 for t in observed_from_proposal(labelled)]
+        return build_proposal(tiles, choose_reading(tiles), labelled.image, labelled.image_size)
 
 
 @pytest.fixture
