@@ -53,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         pipeline = make_pipeline(args.model, args.classifier, args.threshold)
-        result = detection_report(evaluate(args.data, pipeline, args.split, args.limit), hands=not args.no_hands)
+        result = detection_report(evaluate(args.data, pipeline, args.split, args.limit, squeeze=args.squeeze),
+                                  hands=not args.no_hands)
     except FanscanError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

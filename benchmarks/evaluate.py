@@ -30,6 +30,7 @@ trained on most of those photos (benchmarks/results/dev_split.json), which the r
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import statistics
 import sys
@@ -39,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import cv2
 import numpy as np
 from fanscan.scoring.errors import FanscanError
 from fanscan.scoring.tiles import INDEX
@@ -52,6 +54,7 @@ from fanscan.vision.yolo_data import LabelledImage, find_data_yaml, iter_split, 
 from results_file import ROOT, shown_path, write_json
 
 IOU = 0.5
+SQUEEZE_RANGE = (3, 8)  # --squeeze: the private "squeezed photos" set is squeezed 3-8x
 SQUEEZED_ASPECT = 3.0  # a tile is at most ~1.6x longer than wide, even at a slant; a squeezed export's are 3-12x
 HAND_TILES = (13, 18)  # one hand: 13 or 14 tiles, up to 18 with four kongs
 SQUEEZED, FEW, HAND, TABLE = "squeezed photos", "few tiles", "hand rows", "table photos"
@@ -149,12 +152,32 @@ def export_repair(image: np.ndarray, item: LabelledImage, truth: np.ndarray):
     return turned, kept, repaired.boxes[kept].astype(np.float64)
 
 
-def evaluate_photo(pipeline, item: LabelledImage, names: list[str], table: dict[str, str]) -> PhotoResult:
+def squeeze_factors(name: str) -> tuple[float, float]:
+    """A fixed squeeze for `--squeeze`: 3x to 8x along x or y, from the file name's hash (the same on every run)."""
+    digest = hashlib.sha1(name.encode("utf-8")).digest()
+    factor = float(SQUEEZE_RANGE[0] + digest[0] % (SQUEEZE_RANGE[1] - SQUEEZE_RANGE[0] + 1))
+    return (factor, 1.0) if digest[1] % 2 else (1.0, factor)
+
+
+def evaluate_photo(pipeline, item: LabelledImage, names: list[str], table: dict[str, str],
+                   squeeze: bool = False) -> PhotoResult | None:
     """One photo through the pipeline, compared with its labels: the whole hand on the photo as it is; the boxes on
-    the photo turned back when the export had turned it (`export_repair`)."""
+    the photo turned back when the export had turned it (`export_repair`). With `squeeze`, the photo is first
+    squeezed along one axis (`squeeze_factors`), as dataset exports squeeze strips into squares; a copy the export
+    turned is then left out (None): its loose labels could not judge the boxes."""
     loaded: LoadedImage = load_image(item.image_path)
+    source: LoadedImage | np.ndarray = loaded
+    if squeeze:
+        from fanscan.training.label_repair import fill_colour
+
+        if not any(b.from_polygon for b in item.boxes) and fill_colour(loaded.image) is not None:
+            return None
+        fx, fy = squeeze_factors(item.image_path.name)
+        height, width = loaded.image.shape[:2]
+        source = cv2.resize(loaded.image, (max(1, round(width / fx)), max(1, round(height / fy))),
+                            interpolation=cv2.INTER_AREA)
     started = time.perf_counter()
-    proposal: HandProposal = pipeline.propose(loaded)
+    proposal: HandProposal = pipeline.propose(source)
     ms = (time.perf_counter() - started) * 1000
     width, height = proposal.image_size
     truth = np.array([b.to_pixels(width, height) for b in item.boxes], np.float64).reshape(-1, 4)
@@ -167,8 +190,8 @@ def evaluate_photo(pipeline, item: LabelledImage, names: list[str], table: dict[
         result.exact = face_multiset([t.tile for t in proposal.tiles]) == expected
         result.exact_classifier = face_multiset([top_reading(t)[0] for t in proposal.tiles]) == expected
 
-    image, scale = loaded.image, loaded.scale
-    repaired = export_repair(image, item, truth * scale) if scale == 1.0 else None
+    image, scale = (source, 1.0) if squeeze else (loaded.image, loaded.scale)
+    repaired = export_repair(image, item, truth * scale) if scale == 1.0 and not squeeze else None
     if repaired is False:
         result.labels = "unrepairable"
         return result
@@ -255,15 +278,18 @@ def dev_split_caveat(split: str | None) -> str | None:
             "are on photos the models learnt from: they overstate what unseen photos get.")
 
 
-def evaluate(data: Path, pipeline, split: str | None = None, limit: int | None = None, progress: bool = True) -> dict:
+def evaluate(data: Path, pipeline, split: str | None = None, limit: int | None = None, progress: bool = True,
+             squeeze: bool = False) -> dict:
     names = read_class_names(find_data_yaml(data))
     table = guess_table(names)
     items = select_items(data, split, limit)
     started = time.perf_counter()
     results = []
     for n, item in enumerate(items, start=1):
-        results.append(evaluate_photo(pipeline, item, names, table))
-        if progress and (n % 20 == 0 or n == len(items)):
+        result = evaluate_photo(pipeline, item, names, table, squeeze)
+        if result is not None:
+            results.append(result)
+        if progress and results and (n % 20 == 0 or n == len(items)):
             done = summarise(results)
             print(f"{n}/{len(items)} photos: recall {done['recall']}, precision {done['precision']}", file=sys.stderr)
     groups = {name: summarise([r for r in results if r.group == name]) for name in GROUPS}
@@ -273,6 +299,7 @@ def evaluate(data: Path, pipeline, split: str | None = None, limit: int | None =
     return {
         "data": shown_path(data),
         "split": split or "all",
+        "squeezed": f"each photo squeezed {SQUEEZE_RANGE[0]}-{SQUEEZE_RANGE[1]}x along one axis" if squeeze else None,
         "detector": shown_path(pipeline.detector.path),
         "score_threshold": pipeline.detector.info.score_threshold,
         "classifier": shown_path(pipeline.classifier.path) if hasattr(pipeline.classifier, "path") else None,
@@ -293,6 +320,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                                "development split, fanscan.vision.splits)")
     parser.add_argument("--json", type=Path, help="write the full result here")
     parser.add_argument("--limit", type=int, help="only the first N photos")
+    parser.add_argument("--squeeze", action="store_true",
+                        help="squeeze each photo 3-8x along one axis first (as dataset exports squeeze strips); "
+                             "copies the export turned are left out")
 
 
 def make_pipeline(detector_path: Path | None = None, classifier_path: Path | None = None,
@@ -331,7 +361,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--classifier", type=Path, help="classifier ONNX (default: the shipped one)")
     args = parser.parse_args(argv)
     try:
-        result = evaluate(args.data, make_pipeline(args.detector, args.classifier), args.split, args.limit)
+        result = evaluate(args.data, make_pipeline(args.detector, args.classifier), args.split, args.limit,
+                          squeeze=args.squeeze)
     except FanscanError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -37,6 +37,9 @@ COMMANDS = {
     "hands_samples": "python benchmarks/eval_hands.py --json benchmarks/results/hands_samples.json",
     "vision_speed": "python benchmarks/vision_speed.py --threads 1 --json benchmarks/results/vision_speed.json",
     "dev_split": "python benchmarks/dev_split.py --json benchmarks/results/dev_split.json",
+    "evaluation_dev_squeezed_before": "the squeezed evaluation before the search (vision/aspect.py)",
+    "evaluation_dev_squeezed": f"python benchmarks/evaluate.py --data {DATA}/train --split dev --squeeze "
+                               "--json benchmarks/results/evaluation_dev_squeezed.json",
     "backs_sideways_test": f"python benchmarks/eval_backs_sideways.py --data {DATA}/test "
                            "--json benchmarks/results/backs_sideways_test.json",
 }
@@ -68,6 +71,7 @@ def recognition() -> str:
     dev, test = load("evaluation_dev"), load("evaluation_test")
     c_dev, c_test = load("classifier_dev"), load("classifier_test")
     samples, split = load("hands_samples"), load("dev_split")
+    squeezed, squeezed_before = load("evaluation_dev_squeezed")["all"], load("evaluation_dev_squeezed_before")["all"]
     d, t = dev["all"], test["all"]
     rows = [
         ("detection recall, IoU ≥ 0.5", figure(d["recall"]), figure(t["recall"]), "0.99"),
@@ -87,6 +91,11 @@ def recognition() -> str:
          overrides(d), overrides(t), ""),
         ("whole hand exact, the 20 bundled samples (`hand_*` test photos)", "—",
          share(samples["exact"], samples["photos"]), ""),
+        (f"squeezed photos: the {squeezed['photos']} dev photos with tight labels squeezed 3–8x along one axis — "
+         "recall / end-to-end (before the squeezed-photo search)",
+         f"{figure(squeezed['recall'])} / {figure(squeezed['end_to_end_accuracy'])} "
+         f"({figure(squeezed_before['recall'])} / {figure(squeezed_before['end_to_end_accuracy'])})", "—",
+         "0.90 / 0.85"),
     ]
     lines = [f"| measure | dev: {d['photos']} photos of the train folder | test: {t['photos']} photos | target |",
              "|---|---|---|---|"]
@@ -110,7 +119,9 @@ def recognition() -> str:
         f"{d['photos_with_repaired_labels']} of them are copies the dataset export turned and sheared: their box "
         f"measures use labels repaired as the detector's training repairs them (imperfect), and "
         f"{d['photos_without_box_measures']} could not be repaired (whole hand only). "
-        f"Commands: `{COMMANDS['evaluation_dev']}`; `{COMMANDS['classifier_dev']}`.",
+        f"Commands: `{COMMANDS['evaluation_dev']}`; `{COMMANDS['classifier_dev']}`; squeezed: "
+        f"`{COMMANDS['evaluation_dev_squeezed']}` (before: the same with the pipeline of commit 52d65ce, "
+        "`benchmarks/results/evaluation_dev_squeezed_before.json`).",
         f"- **test** — `{DATA}/test`, run once for this release (`benchmarks/TEST-LOG.md`, which also lists how test "
         f"was used for choices before). Commands: `{COMMANDS['evaluation_test']}` (the same figures under their "
         f"historic keys: `{COMMANDS['detection_test']}`); `{COMMANDS['classifier_test']}`; samples: "

@@ -89,7 +89,10 @@ def stage_times(path: Path, detector: TileDetector, classifier, repeat: int) -> 
         from fanscan.vision.pipeline import Pipeline
 
         pipeline = Pipeline(detector, classifier)
+        without_search = Pipeline(detector, classifier, aspect_search=False)
         result["photo_to_proposal_ms"] = median_ms(lambda: pipeline.propose(path), repeat)
+        # The same without the squeezed-photo search (vision.aspect), timed right after: what the search costs.
+        result["photo_to_proposal_without_aspect_search_ms"] = median_ms(lambda: without_search.propose(path), repeat)
         result["proposal_ratio_to_decode_only"] = round(result["photo_to_proposal_ms"] / result["decode_only_ms"], 2)
     return result
 
