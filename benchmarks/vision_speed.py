@@ -70,6 +70,11 @@ def stage_times(path: Path, detector: TileDetector, classifier, repeat: int) -> 
     result["detect_ms"] = median_ms(lambda: detector.detect(image), repeat)
     tiles = detector.detect(image)
     result["tiles"] = len(tiles)
+    # The squeezed-photo search (vision.aspect) on this first pass: a check only, unless the photo looks squeezed.
+    from fanscan.vision.aspect import unsqueeze
+
+    result["aspect_search_ms"] = median_ms(lambda: unsqueeze(image, detector.detect, tiles), repeat)
+    result["aspect_fix_chosen"] = unsqueeze(image, detector.detect, tiles)[1].changed
     total = result["load_ms"] + result["detect_ms"]
     if classifier is not None and tiles:
         from fanscan.vision.crops import DEFAULT_SPEC, crop_tiles
