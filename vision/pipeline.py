@@ -43,17 +43,6 @@ def observed_tiles(
     return tiles
 
 
-def read_hand_tiles(
-    image: np.ndarray, detections: list[DetectedTile], readings: list[list[tuple[str, float]]]
-) -> list[str] | None:
-    """The whole-hand hook of `benchmarks/eval_detection.py` (`HandReader`): the tile ids of the hand the grouping
-    stage proposes for these detections and readings (faces and flowers; no backs), or None without tiles."""
-    if not detections or any(not r for r in readings):
-        return None
-    best = choose_reading(observed_tiles(detections, readings)).best
-    return list(best.tile_multiset()) if best is not None else None
-
-
 class Pipeline:
     """The models of the photo pipeline, loaded once; `propose` turns a photo into a `HandProposal`."""
 
