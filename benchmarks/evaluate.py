@@ -45,9 +45,11 @@ import numpy as np
 from fanscan.scoring.errors import FanscanError
 from fanscan.scoring.tiles import INDEX
 from fanscan.vision import splits
+from fanscan.vision.aspect import SQUEEZED_ASPECT  # the same bar as the pipeline's squeezed-photo search
 from fanscan.vision.crops import DEFAULT_SPEC, crop_box
 from fanscan.vision.dataset_classes import guess_table
 from fanscan.vision.detection_metrics import match
+from fanscan.vision.group import NONE
 from fanscan.vision.load import LoadedImage, load_image
 from fanscan.vision.proposal import HandProposal
 from fanscan.vision.yolo_data import LabelledImage, find_data_yaml, iter_split, read_class_names
@@ -55,11 +57,9 @@ from results_file import ROOT, shown_path, write_json
 
 IOU = 0.5
 SQUEEZE_RANGE = (3, 8)  # --squeeze: the private "squeezed photos" set is squeezed 3-8x
-SQUEEZED_ASPECT = 3.0  # a tile is at most ~1.6x longer than wide, even at a slant; a squeezed export's are 3-12x
 HAND_TILES = (13, 18)  # one hand: 13 or 14 tiles, up to 18 with four kongs
 SQUEEZED, FEW, HAND, TABLE = "squeezed photos", "few tiles", "hand rows", "table photos"
 GROUPS = (HAND, TABLE, FEW, SQUEEZED)
-NONE, BACK = "none", "back"
 LABEL_KINDS = ("as labelled", "repaired", "unrepairable")
 DEV_SPLIT_NOTE = ROOT / "benchmarks" / "results" / "dev_split.json"
 
