@@ -2,7 +2,8 @@
 hands — the summary of `benchmarks/evaluate.py` (the product's `Pipeline` on every photo) under its historic keys.
 
     python benchmarks/eval_detection.py --data ../shared/data/chinese-mahjong-v4/test --json OUT.json
-    python benchmarks/eval_detection.py --data ../shared/data/chinese-mahjong-v4/train --split dev --json OUT.json
+    python benchmarks/eval_detection.py --data ../shared/data/chinese-mahjong-v4/train --split dev --turned-copies \
+        --json OUT.json
 
 Keys (over all photos; `groups` has them per group of photos): `recall`, `precision` (every detection the product
 keeps counts, an unmatched one read as `back` too), `precision_raw` (every detection, `none` included),
@@ -53,8 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         pipeline = make_pipeline(args.model, args.classifier, args.threshold)
-        result = detection_report(evaluate(args.data, pipeline, args.split, args.limit, squeeze=args.squeeze),
-                                  hands=not args.no_hands)
+        result = detection_report(evaluate(args.data, pipeline, args.split, args.limit, squeeze=args.squeeze,
+                                           turned_copies=args.turned_copies), hands=not args.no_hands)
     except FanscanError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -1,6 +1,6 @@
 """The recognition measured through the product's own `Pipeline`, per group of photos: one entry point.
 
-    python benchmarks/evaluate.py --data ../shared/data/chinese-mahjong-v4/train --split dev --json OUT.json
+    python benchmarks/evaluate.py --data ../shared/data/chinese-mahjong-v4/train --split dev --turned-copies --json OUT
     python benchmarks/evaluate.py --data ../shared/data/chinese-mahjong-v4/test --json OUT.json   # log it: TEST-LOG.md
 
 Each photo goes through `fanscan.vision.pipeline.Pipeline.propose` (load, detect, crop, classify, group with the
@@ -160,17 +160,19 @@ def squeeze_factors(name: str) -> tuple[float, float]:
 
 
 def evaluate_photo(pipeline, item: LabelledImage, names: list[str], table: dict[str, str],
-                   squeeze: bool = False) -> PhotoResult | None:
-    """One photo through the pipeline, compared with its labels: the whole hand on the photo as it is; the boxes on
-    the photo turned back when the export had turned it (`export_repair`). With `squeeze`, the photo is first
-    squeezed along one axis (`squeeze_factors`), as dataset exports squeeze strips into squares; a copy the export
-    turned is then left out (None): its loose labels could not judge the boxes."""
+                   squeeze: bool = False, turned_copies: bool = False) -> PhotoResult | None:
+    """One photo through the pipeline, compared with its labels: the whole hand on the photo as it is. With
+    `turned_copies` (a Roboflow-style export whose augmented copies are turned and sheared, their corners filled
+    flat), the boxes of such a copy are judged on the photo turned back (`export_repair`); off, every photo is taken
+    as it is (a white-background photo must not be mistaken for a turned copy). With `squeeze`, the photo is first
+    squeezed along one axis (`squeeze_factors`), as dataset exports squeeze strips into squares; a turned copy is
+    then left out (None): its loose labels could not judge the boxes."""
     loaded: LoadedImage = load_image(item.image_path)
     source: LoadedImage | np.ndarray = loaded
     if squeeze:
         from fanscan.training.label_repair import fill_colour
 
-        if not any(b.from_polygon for b in item.boxes) and fill_colour(loaded.image) is not None:
+        if turned_copies and not any(b.from_polygon for b in item.boxes) and fill_colour(loaded.image) is not None:
             return None
         fx, fy = squeeze_factors(item.image_path.name)
         height, width = loaded.image.shape[:2]
@@ -191,7 +193,7 @@ def evaluate_photo(pipeline, item: LabelledImage, names: list[str], table: dict[
         result.exact_classifier = face_multiset([top_reading(t)[0] for t in proposal.tiles]) == expected
 
     image, scale = (source, 1.0) if squeeze else (loaded.image, loaded.scale)
-    repaired = export_repair(image, item, truth * scale) if scale == 1.0 and not squeeze else None
+    repaired = export_repair(image, item, truth * scale) if turned_copies and scale == 1.0 and not squeeze else None
     if repaired is False:
         result.labels = "unrepairable"
         return result
@@ -279,14 +281,14 @@ def dev_split_caveat(split: str | None) -> str | None:
 
 
 def evaluate(data: Path, pipeline, split: str | None = None, limit: int | None = None, progress: bool = True,
-             squeeze: bool = False) -> dict:
+             squeeze: bool = False, turned_copies: bool = False) -> dict:
     names = read_class_names(find_data_yaml(data))
     table = guess_table(names)
     items = select_items(data, split, limit)
     started = time.perf_counter()
     results = []
     for n, item in enumerate(items, start=1):
-        result = evaluate_photo(pipeline, item, names, table, squeeze)
+        result = evaluate_photo(pipeline, item, names, table, squeeze, turned_copies)
         if result is not None:
             results.append(result)
         if progress and results and (n % 20 == 0 or n == len(items)):
@@ -299,6 +301,7 @@ def evaluate(data: Path, pipeline, split: str | None = None, limit: int | None =
     return {
         "data": shown_path(data),
         "split": split or "all",
+        "turned_copies_repaired": turned_copies,
         "squeezed": f"each photo squeezed {SQUEEZE_RANGE[0]}-{SQUEEZE_RANGE[1]}x along one axis" if squeeze else None,
         "detector": shown_path(pipeline.detector.path),
         "score_threshold": pipeline.detector.info.score_threshold,
@@ -322,7 +325,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, help="only the first N photos")
     parser.add_argument("--squeeze", action="store_true",
                         help="squeeze each photo 3-8x along one axis first (as dataset exports squeeze strips); "
-                             "copies the export turned are left out")
+                             "copies the export turned are left out (with --turned-copies)")
+    parser.add_argument("--turned-copies", action="store_true",
+                        help="the folder is a dataset export whose augmented copies are turned and sheared with flat "
+                             "corners (chinese-mahjong-v4/train): judge their boxes on the photo turned back, with "
+                             "repaired labels")
 
 
 def make_pipeline(detector_path: Path | None = None, classifier_path: Path | None = None,
@@ -362,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         result = evaluate(args.data, make_pipeline(args.detector, args.classifier), args.split, args.limit,
-                          squeeze=args.squeeze)
+                          squeeze=args.squeeze, turned_copies=args.turned_copies)
     except FanscanError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -24,7 +24,7 @@ FILES = (ROOT / "README.md", ROOT / "models" / "tile_detector.md", ROOT / "model
 DATA = "../shared/data/chinese-mahjong-v4"
 # The command behind each result file (the README shows them; rerunning one refreshes its JSON).
 COMMANDS = {
-    "evaluation_dev": f"python benchmarks/evaluate.py --data {DATA}/train --split dev "
+    "evaluation_dev": f"python benchmarks/evaluate.py --data {DATA}/train --split dev --turned-copies "
                       "--json benchmarks/results/evaluation_dev.json",
     "evaluation_test": f"python benchmarks/evaluate.py --data {DATA}/test "
                        "--json benchmarks/results/evaluation_test.json",
@@ -40,7 +40,7 @@ COMMANDS = {
     "dev_split": "python benchmarks/dev_split.py --json benchmarks/results/dev_split.json",
     "evaluation_dev_squeezed_before": "the squeezed evaluation before the search (vision/aspect.py)",
     "evaluation_dev_squeezed": f"python benchmarks/evaluate.py --data {DATA}/train --split dev --squeeze "
-                               "--json benchmarks/results/evaluation_dev_squeezed.json",
+                               "--turned-copies --json benchmarks/results/evaluation_dev_squeezed.json",
     "backs_sideways_test": f"python benchmarks/eval_backs_sideways.py --data {DATA}/test "
                            "--json benchmarks/results/backs_sideways_test.json",
 }
