@@ -23,10 +23,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-from fanscan.scoring import Hand, format_hand, is_complete, score  # noqa: E402
-from fanscan.scoring.crosscheck import (  # noqa: E402
+from fanscan.scoring import Hand, format_hand, is_complete, score
+from fanscan.scoring.crosscheck import (
     DIFFERENT,
     SAME,
     compare,
@@ -34,9 +32,8 @@ from fanscan.scoring.crosscheck import (  # noqa: E402
     reference_is_winning,
     reference_score,
 )
-from fanscan.scoring.random_hands import random_hand, with_one_tile_replaced  # noqa: E402
-
-from benchmarks.results_file import write_json  # noqa: E402
+from fanscan.scoring.random_hands import random_hand, with_one_tile_replaced
+from results_file import ROOT, write_json
 
 VARIANT = "mil"
 

@@ -41,13 +41,11 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from fanscan.vision.pipeline import Pipeline  # noqa: E402
-from fanscan.vision.yolo_data import read_class_names, read_labels  # noqa: E402
+from fanscan.vision.pipeline import Pipeline
+from fanscan.vision.yolo_data import read_class_names, read_labels
+from results_file import ROOT, write_json
 
-from benchmarks.results_file import write_json  # noqa: E402
-from fanscan.labels.classes import CLASS_NAMES  # noqa: E402
+from fanscan.labels.classes import CLASS_NAMES
 
 TOKEN = "fanscan-roundtrip-token-0123456789"
 TOLERANCE_PX = 0.5

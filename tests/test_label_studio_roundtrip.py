@@ -3,7 +3,6 @@ migrates its database for minutes) the whole round trip must pass."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from pathlib import Path
@@ -11,13 +10,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "benchmarks" / "label_studio_roundtrip.py"
-SPEC = importlib.util.spec_from_file_location("label_studio_roundtrip", SCRIPT)
-roundtrip = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(roundtrip)
 
 
-def test_without_label_studio_it_says_so_and_writes_nothing(tmp_path, monkeypatch, capsys):
+@pytest.fixture
+def roundtrip(monkeypatch):
+    # The benchmark scripts import each other as siblings (as when run as `python benchmarks/x.py`).
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import label_studio_roundtrip
+
+    return label_studio_roundtrip
+
+
+def test_without_label_studio_it_says_so_and_writes_nothing(roundtrip, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("FANSCAN_LABEL_STUDIO", raising=False)
     status = roundtrip.main(["--label-studio", str(tmp_path / "absent"), "--json", str(tmp_path / "r.json")])
@@ -26,7 +30,7 @@ def test_without_label_studio_it_says_so_and_writes_nothing(tmp_path, monkeypatc
 
 
 @pytest.mark.slow
-def test_round_trip_through_a_real_label_studio(tmp_path):
+def test_round_trip_through_a_real_label_studio(roundtrip, tmp_path):
     executable = roundtrip.find_label_studio(os.environ.get("FANSCAN_LABEL_STUDIO"))
     if executable is None:
         pytest.skip("no label-studio executable ($FANSCAN_LABEL_STUDIO or PATH)")

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 from fanscan.scoring.errors import FanscanError
+from fanscan.vision.aspect import AspectFix, stretched_back, unsqueeze
 from fanscan.vision.crops import DEFAULT_SPEC, crop_tiles
 from fanscan.vision.detect import DetectedTile, TileDetector, default_detector
 from fanscan.vision.group import ObservedTile, choose_reading
@@ -46,7 +47,10 @@ def observed_tiles(
 class Pipeline:
     """The models of the photo pipeline, loaded once; `propose` turns a photo into a `HandProposal`."""
 
-    def __init__(self, detector: TileDetector | None = None, classifier=None, top_k: int = TOP_K) -> None:
+    def __init__(self, detector: TileDetector | None = None, classifier=None, top_k: int = TOP_K,
+                 aspect_search: bool = True) -> None:
+        """`aspect_search`: look again at a photo that seems squeezed along one axis (`vision.aspect`); off only to
+        measure what it costs or brings."""
         self.detector = detector or default_detector()
         if classifier is None:
             from fanscan.vision.classify import TileClassifier  # the classifier's module loads onnxruntime
@@ -54,6 +58,7 @@ class Pipeline:
             classifier = TileClassifier()
         self.classifier = classifier
         self.top_k = top_k
+        self.aspect_search = aspect_search
 
     def propose(self, image: str | Path | np.ndarray | LoadedImage) -> HandProposal:
         """The proposal for a photo file, a decoded `LoadedImage`, or a BGR uint8 array."""
@@ -74,12 +79,18 @@ class Pipeline:
             loaded = image if isinstance(image, LoadedImage) else load_image(image)
             pixels, scale, name = loaded.image, loaded.scale, str(loaded.path)
         lap("load")  # ~0 when the caller decoded the photo
+        # A photo squeezed along one axis is detected again shrunk along it (vision.aspect); its tiles are cut from
+        # the shrunk photo, where they have their shape back.
         detections = self.detector.detect(pixels)
+        shrunk, fix = pixels, AspectFix()
+        if self.aspect_search:
+            shrunk, fix, detections = unsqueeze(pixels, self.detector.detect, detections)
         lap("detect")
         spec = getattr(self.classifier, "crop_spec", DEFAULT_SPEC)
-        crops = crop_tiles(pixels, [d.quad for d in detections], spec)
+        crops = crop_tiles(shrunk, [d.quad for d in detections], spec)
         lap("crop")
         readings = self.classifier.classify(crops, self.top_k) if len(detections) else []
+        detections = stretched_back(detections, fix)
         lap("classify")
         tiles = observed_tiles(detections, readings, scale)
         grouping = choose_reading(tiles)

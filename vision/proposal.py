@@ -120,9 +120,12 @@ class HandProposal:
 
     `hand`: GB notation of the proposed hand without context ("" when no tile was read); `status`: complete
     (a winning hand), ready (13 tiles that wait on something), incomplete, invalid, or empty (no tiles);
-    `winning_tile_set_apart`: the photo shows the winning tile apart (else the last standing tile was assumed).
+    `winning_tile_set_apart`: the photo shows the winning tile apart (else the last standing tile was assumed);
     `problem`: None for a complete hand, else why not (NO_TILES, TOO_FEW_TILES, TOO_MANY_TILES,
-    NOT_A_WINNING_HAND), with `problem_text` saying it in words (also among the warnings)."""
+    NOT_A_WINNING_HAND), with `problem_text` saying it in words (also among the warnings);
+    `rule_overrides`: the numbers of the tiles read otherwise than the classifier's own best so that the hand is
+    valid (the rules overruled it, by at most 1000:1). A complete hand that needs such an override is complete only
+    once a person accepts it (`needs_review`)."""
 
     image: str | None
     image_size: tuple[int, int]
@@ -137,6 +140,22 @@ class HandProposal:
     timings_ms: dict[str, float] = field(default_factory=dict)
     problem: str | None = None
     problem_text: str = ""
+    rule_overrides: list[int] = field(default_factory=list)
+
+    @property
+    def needs_review(self) -> bool:
+        """The hand reads as complete only because the rules overruled the classifier on some tile."""
+        return bool(self.rule_overrides) and self.status != EMPTY
+
+    def override_summary(self) -> str:
+        """The overridden tiles in words: 'tile 5 read as 7p (the classifier preferred 6p 0.71)', joined by '; '."""
+        parts = []
+        for tile in self.tiles:
+            if tile.number in self.rule_overrides:
+                preferred = max(tile.alternatives, key=lambda a: a[1], default=(tile.tile, tile.confidence))
+                parts.append(f"tile {tile.number} read as {tile.tile} (the classifier preferred {preferred[0]} "
+                             f"{_prob(preferred[1])})")
+        return "; ".join(parts)
 
     # ---- JSON ----
     def to_dict(self) -> dict[str, Any]:
@@ -154,6 +173,8 @@ class HandProposal:
             "alternatives": [a.to_dict() for a in self.alternatives],
             "warnings": list(self.warnings),
             "timings_ms": dict(self.timings_ms),
+            "rule_overrides": list(self.rule_overrides),
+            "needs_review": self.needs_review,
         }
 
     @classmethod
@@ -175,6 +196,7 @@ class HandProposal:
                 timings_ms={str(k): float(v) for k, v in data.get("timings_ms", {}).items()},
                 problem=None if data.get("problem") is None else str(data["problem"]),
                 problem_text=str(data.get("problem_text", "")),
+                rule_overrides=[int(n) for n in data.get("rule_overrides", [])],
             )
         except (KeyError, TypeError, ValueError, IndexError) as error:
             raise FanscanError(f"not a hand proposal: {error.__class__.__name__}: {error}") from None
@@ -255,6 +277,7 @@ def build_proposal(
         role_of[best.winning] = (WINNING, None)
 
     proposed: list[ProposedTile] = []
+    overrides: list[int] = []
     warnings: list[str] = list(grouping.warnings)
     for index in order:
         observed = tiles[index]
@@ -272,6 +295,7 @@ def build_proposal(
                                      meld))
         top_tile, top_prob = max(observed.candidates, key=lambda c: c[1])
         if top_tile != reading:
+            overrides.append(number)
             warnings.append(f"tile {number} read as {reading} ({_prob(confidence)}) to make a valid hand; "
                             f"the classifier preferred {top_tile} ({_prob(top_prob)})")
         elif confidence < low_confidence and role != DROPPED:
@@ -338,6 +362,7 @@ def build_proposal(
         timings_ms=timings,
         problem=problem,
         problem_text=problem_text,
+        rule_overrides=overrides,
     )
 
 

@@ -18,10 +18,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fanscan.commands.photo import accepted_hand, add_context_arguments, context_from_args, read_photo
+from fanscan.commands.photo import (
+    accepted_hand,
+    add_context_arguments,
+    add_review_arguments,
+    context_from_args,
+    read_photo,
+)
 from fanscan.scoring import score
 from fanscan.scoring.errors import FanscanError
 
+NEEDS_REVIEW = "needs_review"  # row status of a hand complete only by a rule override (see --accept-overrides)
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
 COLUMNS = ("file", "ok", "status", "hand", "total", "total_without_flowers", "meets_minimum", "fans", "tiles",
            "warnings", "error", "ms")
@@ -37,6 +44,7 @@ def add_parser(subparsers) -> None:
                                       "photos already in it are skipped")
     parser.add_argument("--rules", choices=("mcr", "hk"), default="mcr", help="rule set (default mcr)")
     add_context_arguments(parser)
+    add_review_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -54,6 +62,8 @@ def score_photo(path: Path, args: argparse.Namespace) -> dict[str, Any]:
         proposal = read_photo(str(path))
         row.update(status=proposal.status, hand=proposal.hand.strip(), tiles=len(proposal.tiles),
                    warnings="; ".join(proposal.warnings))
+        if proposal.needs_review and not args.accept_overrides:
+            row["status"] = NEEDS_REVIEW  # accepted_hand refuses it below: an error row that says why
         result = score(accepted_hand(proposal, args), context_from_args(args, proposal.flowers), rules=args.rules,
                        variant=args.variant)
         row.update(ok=True, hand=result.hand, total=result.total, total_without_flowers=result.total_without_flowers,

@@ -37,6 +37,13 @@ def add_context_arguments(parser: argparse.ArgumentParser) -> None:
                              "last one)")
 
 
+def add_review_arguments(parser: argparse.ArgumentParser) -> None:
+    """Whether a hand that only a rule override makes complete may be scored without a person looking at it."""
+    parser.add_argument("--accept-overrides", action="store_true",
+                        help="score a hand that reads as complete only because the rules overruled the classifier "
+                             "on some tile (default: such a photo needs review)")
+
+
 def context_from_args(args: argparse.Namespace, photo_flowers: list[str] | tuple[str, ...] = ()) -> WinContext:
     """The context the flags say (as `fanscan score` reads them); flowers default to those seen in the photo."""
     context = score_command.context_from_args(args, Hand()) or WinContext()
@@ -61,6 +68,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--tiles", choices=("ascii", "unicode", "en", "zh"), default="ascii",
                         help="how tiles are shown in the score breakdown (default ascii)")
     add_context_arguments(parser)
+    add_review_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -101,6 +109,9 @@ def accepted_hand(proposal: HandProposal, args: argparse.Namespace, can_correct:
         hint = "; run without --yes to correct it" if can_correct else ""
         raise FanscanError(f"{proposal.image}: the photo does not read as a complete hand "
                            f"({proposal.hand.strip()}{why}){hint}")
+    if proposal.needs_review and not args.accept_overrides:
+        raise FanscanError(f"{proposal.image}: needs review: complete only by a rule override: "
+                           f"{proposal.override_summary()}; check it, or pass --accept-overrides")
     hand = parse_hand(proposal.hand)
     if args.winning_tile:
         from fanscan.confirm import with_winning_tile
