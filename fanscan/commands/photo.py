@@ -121,18 +121,28 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_json(args: argparse.Namespace) -> int:
-    """--json: no questions; one object with `ok`, `proposal`, `hand`, `score` (or `error`)."""
-    proposal = read_photo(args.image, args.annotate)
-    out: dict = {"ok": False, "image": args.image, "proposal": proposal.to_dict()}
+def photo_json(image: str, args: argparse.Namespace, name: str | None = None) -> dict:
+    """The object `fanscan photo --json` prints: `ok`, `image`, `proposal`, and `hand` + `score` or `error` (the
+    photo reads but is not a scorable hand). `name` stands for the file's path in it (an upload's own file name).
+    A photo that cannot be read at all raises FanscanError."""
+    proposal = read_photo(image, args.annotate)
+    if name is not None:
+        proposal.image = name
+    out: dict = {"ok": False, "image": name or image, "proposal": proposal.to_dict()}
     try:
         result = score(accepted_hand(proposal, args), context_from_args(args, proposal.flowers), rules=args.rules)
     except FanscanError as error:
         out["error"] = str(error)
-        print(json.dumps(out, ensure_ascii=False))
-        print(f"fanscan: error: {error}", file=sys.stderr)
-        return 2
+        return out
     out.update(ok=True, hand=result.hand, score=result.to_dict())
-    print(json.dumps(out, ensure_ascii=False))
-    return 0
+    return out
 
+
+def _run_json(args: argparse.Namespace) -> int:
+    """--json: no questions; one object with `ok`, `proposal`, `hand`, `score` (or `error`)."""
+    out = photo_json(args.image, args)
+    print(json.dumps(out, ensure_ascii=False))
+    if not out["ok"]:
+        print(f"fanscan: error: {out['error']}", file=sys.stderr)
+        return 2
+    return 0
