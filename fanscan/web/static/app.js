@@ -92,8 +92,10 @@ function drawProposal() {
   overlay.replaceChildren();
   const ns = "http://www.w3.org/2000/svg";
   const heights = proposal.tiles.map((t) => t.box[3] - t.box[1]).sort((a, b) => a - b);
-  const label = Math.max(12, (heights[Math.floor(heights.length / 2)] || height / 10) * 0.38);
+  const label = Math.max(12, (heights[Math.floor(heights.length / 2)] || height / 10) * 0.32);
   for (const tile of proposal.tiles) {
+    // numbers alternate above and below the tiles: neighbours in a row are too close for two digits side by side
+    const below = tile.number % 2 === 0;
     const group = document.createElementNS(ns, "g");
     group.setAttribute("class", roleClass(tile));
     group.dataset.number = tile.number;
@@ -102,7 +104,7 @@ function drawProposal() {
     polygon.setAttribute("stroke-width", String(label / 6));
     const text = document.createElementNS(ns, "text");
     text.setAttribute("x", String((tile.box[0] + tile.box[2]) / 2));
-    text.setAttribute("y", String(tile.box[1] - label * 0.2));
+    text.setAttribute("y", String(below ? tile.box[3] + label * 0.95 : tile.box[1] - label * 0.2));
     text.setAttribute("font-size", String(label));
     text.setAttribute("text-anchor", "middle");
     text.textContent = tile.number;
