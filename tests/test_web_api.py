@@ -202,6 +202,15 @@ def test_revise_refuses_what_is_not_a_proposal(client, body):
     assert reply.status_code in (400, 422) and reply.json()["ok"] is False
 
 
+def test_revise_refuses_a_proposal_of_too_many_tiles(client):
+    from fanscan.web.api import MAX_REVISE_TILES
+
+    proposal = client.post("/api/photo", files=upload(SAMPLES / "hand_001.jpg")).json()["proposal"]
+    proposal["tiles"] = proposal["tiles"] * (MAX_REVISE_TILES // len(proposal["tiles"]) + 1)
+    reply = client.post("/api/revise", json={"proposal": proposal, "fixes": {"1": "E"}})
+    assert reply.status_code == 400 and f"at most {MAX_REVISE_TILES}" in reply.json()["error"]
+
+
 def test_revise_refuses_bad_fixes(client):
     proposal = client.post("/api/photo", files=upload(SAMPLES / "hand_001.jpg")).json()["proposal"]
     for fixes, words in (({"99": "7p"}, "no tile 99"), ({"1": "7x"}, "not a tile id")):

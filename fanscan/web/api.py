@@ -25,6 +25,9 @@ from fanscan.web.uploads import uploaded_file, without_folder
 from fanscan.web.winning_tile import with_winning_number
 
 router = APIRouter(prefix="/api")
+# A photo of a hand shows 14-18 tiles, one of a whole table a few dozen; re-reading costs time per tile, so a
+# proposal sent back for revision is refused above this.
+MAX_REVISE_TILES = 200
 
 PhotoField = Annotated[UploadFile, File(description="the photo: JPEG, PNG or WebP")]
 RulesField = Annotated[Rules | None, Form(description="rule set (default: the server's --rules)")]
@@ -59,6 +62,9 @@ def read_photo(request: Request, photo: PhotoField, rules: RulesField = None) ->
 def revise_reading(body: ReviseRequest) -> dict[str, Any]:
     """The proposal read again around the user's fixes (as `fix N TILE` in the terminal), and with the winning
     tile the user chose. Send every fix so far and the proposal last returned; nothing is kept on the server."""
+    tiles = body.proposal.get("tiles", [])
+    if isinstance(tiles, list) and len(tiles) > MAX_REVISE_TILES:
+        raise FanscanError(f"the proposal has {len(tiles)} tiles; at most {MAX_REVISE_TILES} are read again")
     proposal = HandProposal.from_dict(body.proposal)
     if body.fixes:
         proposal = revise(proposal, body.fixes)
