@@ -289,6 +289,17 @@ def test_serve_binds_127_0_0_1_by_default_and_warns_for_0_0_0_0(monkeypatch, cap
     assert build_parser().parse_args(["serve"]).host == "127.0.0.1"
 
 
+def test_serve_on_a_taken_port_is_a_one_line_error(capsys):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    assert capsys.readouterr().err.strip().startswith(f"fanscan: error: cannot listen on 127.0.0.1:{port}: ")
+
+
 @pytest.fixture(scope="module")
 def live_server():
     with running_server() as url:

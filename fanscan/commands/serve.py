@@ -38,6 +38,17 @@ def lan_address() -> str | None:
             return None
 
 
+def check_port_free(host: str, port: int) -> None:
+    """A one-line error now rather than uvicorn's log line and exit when the address is taken or not ours."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise FanscanError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
@@ -50,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
     if not 1 <= args.port <= 65535:
         raise FanscanError(f"--port {args.port}: a port is 1-65535")
+    check_port_free(args.host, args.port)
     default_pipeline()  # load the models now, not on the first photo
     if args.host not in LOCAL_HOSTS:
         where = lan_address() if args.host in ("0.0.0.0", "::") else args.host
@@ -58,8 +70,5 @@ def run(args: argparse.Namespace) -> int:
         if where:
             print(f"fanscan: on a phone on the same network open http://{where}:{args.port}/", file=sys.stderr)
     print(f"fanscan: serving on http://{args.host}:{args.port}/ (API docs at /docs; Ctrl-C stops)", file=sys.stderr)
-    try:
-        uvicorn.run(create_app(rules=args.rules), host=args.host, port=args.port, log_level="warning")
-    except OSError as error:
-        raise FanscanError(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}") from None
+    uvicorn.run(create_app(rules=args.rules), host=args.host, port=args.port, log_level="warning")
     return 0
