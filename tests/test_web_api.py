@@ -278,8 +278,11 @@ def test_page_refers_to_nothing_outside_the_app(client):
 def test_serve_binds_127_0_0_1_by_default_and_warns_for_0_0_0_0(monkeypatch, capsys):
     import uvicorn
 
+    from fanscan.commands import serve
+
     calls = []
     monkeypatch.setattr(uvicorn, "run", lambda app, host, port, **kw: calls.append((host, port)))
+    monkeypatch.setattr(serve, "check_port_free", lambda host, port: None)  # port 8000 may be in use here
     assert main(["serve"]) == 0
     assert calls[-1] == ("127.0.0.1", 8000)
     assert "warning" not in capsys.readouterr().err
