@@ -6,7 +6,9 @@ photo chosen -> tiles shown, for the 640-px sample photo and for a 12-MP photo, 
 `page_ms` is measured by the page itself (performance.now() from the file input's change event to the frame after
 the outlines are drawn, the photo decoded by the browser for display; `window.fanscanTimings`); `server_ms` is the
 server's own time for the request (its `Server-Timing` header: from the request's arrival, upload included, to the
-response). The 12-MP photo is a sample photo upscaled to 4000 x 3000 and saved as JPEG (quality 92) in a temporary
+response) and `server_cpu_ms` the CPU time the server process spent on it (all threads; on a machine shared with
+other jobs the wall times grow with the load average, recorded beside them, the CPU times much less).
+The 12-MP photo is a sample photo upscaled to 4000 x 3000 and saved as JPEG (quality 92) in a temporary
 folder, as in benchmarks/vision_speed.py. `server_breakdown_12mp` times the server's steps on that file in this
 process (decode and scale, the pipeline's stages) to show where its time goes. Medians after one warm-up run.
 """
@@ -48,6 +50,14 @@ def median(values: list[float]) -> float:
     return round(statistics.median(values), 1)
 
 
+def summary(runs: list[dict]) -> dict:
+    return {"runs": len(runs), "page_ms_median": median([r["ms"] for r in runs]),
+            "server_ms_median": median([r["server_ms"] for r in runs]),
+            "server_cpu_ms_median": median([r["server_cpu_ms"] for r in runs]),
+            "page_ms": [round(r["ms"], 1) for r in runs], "server_ms": [r["server_ms"] for r in runs],
+            "server_cpu_ms": [r["server_cpu_ms"] for r in runs], "load_average_1min": round(os.getloadavg()[0], 2)}
+
+
 def photo_runs(browser, url: str, photo: Path, repeat: int) -> dict:
     """Fresh page each run: choose the photo, wait for the outlines; the page's and the server's times."""
     runs = []
@@ -61,11 +71,7 @@ def photo_runs(browser, url: str, photo: Path, repeat: int) -> dict:
         runs.append(page.evaluate("window.fanscanTimings.find(t => t.what === 'photo')"))
         tiles = page.locator("#overlay g").count()
         context.close()
-    runs = runs[1:]
-    return {"photo": photo.name, "bytes": photo.stat().st_size, "tiles_shown": tiles, "runs": len(runs),
-            "page_ms_median": median([r["ms"] for r in runs]),
-            "server_ms_median": median([r["server_ms"] for r in runs]),
-            "page_ms": [round(r["ms"], 1) for r in runs], "server_ms": [r["server_ms"] for r in runs]}
+    return {"photo": photo.name, "bytes": photo.stat().st_size, "tiles_shown": tiles, **summary(runs[1:])}
 
 
 def fix_runs(browser, url: str, photo: Path, repeat: int) -> dict:
@@ -82,22 +88,22 @@ def fix_runs(browser, url: str, photo: Path, repeat: int) -> dict:
         page.wait_for_function(f"window.fanscanTimings.filter(t => t.what === 'fix').length > {n}")
     runs = page.evaluate("window.fanscanTimings.filter(t => t.what === 'fix')")[1:]
     context.close()
-    return {"photo": photo.name, "runs": len(runs), "page_ms_median": median([r["ms"] for r in runs]),
-            "server_ms_median": median([r["server_ms"] for r in runs]), "page_ms": [round(r["ms"], 1) for r in runs],
-            "server_ms": [r["server_ms"] for r in runs]}
+    return {"photo": photo.name, **summary(runs)}
 
 
 def server_breakdown(photo: Path, repeat: int) -> dict:
     """The server's work on one photo, step by step, in this process: file -> pixels, then the pipeline."""
     pipeline = default_pipeline()
-    loads, proposals, stages = [], [], []
+    loads, proposals, stages, cpu = [], [], [], []
     for _ in range(repeat + 1):
+        cpu_started = time.process_time()
         started = time.perf_counter()
         loaded = load_image(photo)
         loads.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
         proposal = pipeline.propose(loaded)
         proposals.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.process_time() - cpu_started) * 1000)
         stages.append(proposal.timings_ms)
     stage_names = [k for k in stages[0] if k not in ("load", "total")]
     started = time.perf_counter()
@@ -105,7 +111,7 @@ def server_breakdown(photo: Path, repeat: int) -> dict:
     decode_full_ms = (time.perf_counter() - started) * 1000
     return {"load_and_scale_ms": median(loads[1:]), "working_size": f"{loaded.image.shape[1]}x{loaded.image.shape[0]}",
             "decode_full_resolution_ms": round(decode_full_ms, 1), "full_size": f"{full.shape[1]}x{full.shape[0]}",
-            "pipeline_ms": median(proposals[1:]),
+            "pipeline_ms": median(proposals[1:]), "load_and_pipeline_cpu_ms": median(cpu[1:]),
             "pipeline_stages_ms": {k: median([s[k] for s in stages[1:]]) for k in stage_names}}
 
 
@@ -137,7 +143,8 @@ def main() -> None:
                   python=platform.python_version(), opencv=cv2.__version__)
     write_json(args.json, result)
     for key in ("photo_640", "photo_12mp", "fix"):
-        print(f"{key}: page {result[key]['page_ms_median']} ms, server {result[key]['server_ms_median']} ms")
+        print(f"{key}: page {result[key]['page_ms_median']} ms, server {result[key]['server_ms_median']} ms "
+              f"(cpu {result[key]['server_cpu_ms_median']} ms), load average {result[key]['load_average_1min']}")
     print("12 MP on the server:", result["server_breakdown_12mp"])
 
 
