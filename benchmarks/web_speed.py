@@ -9,8 +9,10 @@ server's own time for the request (its `Server-Timing` header: from the request'
 response) and `server_cpu_ms` the CPU time the server process spent on it (all threads; on a machine shared with
 other jobs the wall times grow with the load average, recorded beside them, the CPU times much less).
 The 12-MP photo is a sample photo upscaled to 4000 x 3000 and saved as JPEG (quality 92) in a temporary
-folder, as in benchmarks/vision_speed.py. `server_breakdown_12mp` times the server's steps on that file in this
-process (decode and scale, the pipeline's stages) to show where its time goes. Medians after one warm-up run.
+folder, as in benchmarks/vision_speed.py. Where the server's time goes: `server_split_median` per request (the
+pipeline's stages from the proposal's own timings; the rest is receiving the upload, decoding and scaling the photo
+and the reply), and `server_breakdown_12mp` the same steps on that file in this process, decoding timed apart.
+Medians after one warm-up run.
 """
 
 from __future__ import annotations
@@ -71,7 +73,14 @@ def photo_runs(browser, url: str, photo: Path, repeat: int) -> dict:
         runs.append(page.evaluate("window.fanscanTimings.find(t => t.what === 'photo')"))
         tiles = page.locator("#overlay g").count()
         context.close()
-    return {"photo": photo.name, "bytes": photo.stat().st_size, "tiles_shown": tiles, **summary(runs[1:])}
+    runs = runs[1:]
+    # The server's time split, per request: the pipeline's stages (after decoding) as the proposal reports them,
+    # and the rest (receiving the upload, decoding and scaling the photo, JSON) as server_ms minus their total.
+    stages = [k for k in runs[0]["pipeline_ms"] if k not in ("load", "total")]
+    split = {f"{k}_ms": median([r["pipeline_ms"][k] for r in runs]) for k in stages}
+    split["upload_decode_and_reply_ms"] = median([r["server_ms"] - r["pipeline_ms"]["total"] for r in runs])
+    return {"photo": photo.name, "bytes": photo.stat().st_size, "tiles_shown": tiles, **summary(runs),
+            "server_split_median": split}
 
 
 def fix_runs(browser, url: str, photo: Path, repeat: int) -> dict:

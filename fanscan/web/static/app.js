@@ -81,7 +81,7 @@ async function photoChosen(file) {
   drawProposal();
   await nextFrame();
   window.fanscanTimings.push({what: "photo", ms: performance.now() - started, server_ms: reply.serverMs,
-    server_cpu_ms: reply.serverCpuMs});
+    server_cpu_ms: reply.serverCpuMs, pipeline_ms: state.proposal.timings_ms});
 }
 
 function roleClass(tile) {
