@@ -20,7 +20,7 @@ from fanscan.scoring import get_rule_set
 from fanscan.scoring.errors import FanscanError
 from fanscan.scoring.tiles import ALL_TILE_IDS, CHINESE_NAMES, ENGLISH_NAMES
 from fanscan.vision.proposal import HandProposal, revise
-from fanscan.web.api_models import ReviseRequest, Rules, ScoreRequest, TableRequest, WinContextFields
+from fanscan.web.api_models import ReviseRequest, Rules, ScoreRequest, TableRequest, WinContextFields, command_args
 from fanscan.web.uploads import uploaded_file, without_folder
 from fanscan.web.winning_tile import with_winning_number
 
@@ -51,11 +51,14 @@ def read_photo(request: Request, photo: PhotoField, rules: RulesField = None) ->
     """The same object as `fanscan photo --json`: the proposal (every tile with its outline, reading, confidence,
     alternatives, role), and the score when the photo reads as a complete hand (else `ok` false and `error`)."""
     with uploaded_file(photo) as (path, name):
-        args = WinContextFields().as_args(_rules(request, rules), winning_tile=None, annotate=None)
+        args = command_args("photo", str(path), _rules(request, rules))
         try:
-            return photo_json(str(path), args, name=name)
+            out = photo_json(str(path), args, name=name)
         except FanscanError as error:
             raise FanscanError(without_folder(str(error), path)) from None
+    if out.get("proposal") is None:  # not a usable photo: nothing to fix, a client error
+        raise FanscanError(without_folder(out.get("error", "the photo could not be read"), path))
+    return out
 
 
 @router.post("/revise")
@@ -76,8 +79,8 @@ def revise_reading(body: ReviseRequest) -> dict[str, Any]:
 @router.post("/score")
 def score_hand(request: Request, body: ScoreRequest) -> dict[str, Any]:
     """The same object as `fanscan score HAND --json` with the context flags of the same names."""
-    fields = body.model_dump(exclude={"hand", "rules"})
-    args = WinContextFields(**fields).as_args(_rules(request, body.rules))
+    context = WinContextFields(**body.model_dump(exclude={"hand", "rules"}))
+    args = command_args("score", body.hand, _rules(request, body.rules), context)
     return score_command.score_text(body.hand, args).to_dict()
 
 
@@ -90,9 +93,8 @@ def batch_row(request: Request, photo: PhotoField, rules: RulesField = None,
         fields = WinContextFields.model_validate_json(context)
     except ValidationError as error:
         raise FanscanError(f"context: {error.errors()[0]['msg']}") from None
-    args = fields.as_args(_rules(request, rules), winning_tile=None)
     with uploaded_file(photo) as (path, _):
-        row = batch_command.score_photo(path, args)
+        row = batch_command.score_photo(path, command_args("batch", str(path.parent), _rules(request, rules), fields))
     if row.get("error"):
         row["error"] = without_folder(row["error"], path)
     return row

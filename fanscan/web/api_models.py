@@ -1,12 +1,15 @@
-"""The JSON bodies of the API. Field names are those of the `fanscan score` flags, so a request becomes the
-argparse namespace the commands read (`as_args`) and goes down the commands' own code path."""
+"""The JSON bodies of the API. Field names are those of the `fanscan score` flags, so a request becomes the flags of
+the command it stands for, parsed by that command's own parser (`command_args`)."""
 
 from __future__ import annotations
 
 import argparse
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from fanscan.scoring.errors import FanscanError
 
 Wind = Literal["E", "S", "W", "N"]
 Rules = Literal["mcr", "hk"]
@@ -32,13 +35,37 @@ class WinContextFields(BaseModel):
     flowers: str | None = Field(None, description="letters a-h (plum orchid bamboo chrysanthemum spring summer "
                                                   "autumn winter) or a count 0-8", examples=["ac"])
 
-    def as_args(self, rules: str, **more: Any) -> argparse.Namespace:
-        """The namespace `fanscan score` / `photo` / `batch` would have parsed from the same flags."""
+    def as_flags(self) -> list[str]:
+        """The same context as command-line flags: `self_drawn=True` -> `--self-drawn`, `seat_wind="S"` ->
+        `--seat-wind S`; fields left at their defaults give no flag."""
         if self.self_drawn and self.discard:
-            from fanscan.scoring.errors import FanscanError
-
             raise FanscanError("self_drawn and discard exclude each other: give one")
-        return argparse.Namespace(**self.model_dump(), rules=rules, **more)
+        flags: list[str] = []
+        for name, value in self.model_dump().items():
+            option = "--" + name.replace("_", "-")
+            if value is True:
+                flags.append(option)
+            elif isinstance(value, str):
+                flags += [option, value]
+        return flags
+
+
+@lru_cache(maxsize=1)
+def _command_parser() -> argparse.ArgumentParser:
+    from fanscan.cli import build_parser
+
+    return build_parser()
+
+
+def command_args(command: str, positional: str, rules: str, context: WinContextFields | None = None
+                 ) -> argparse.Namespace:
+    """What `fanscan COMMAND --rules RULES FLAGS -- POSITIONAL` parses to: a request goes down the command's own code
+    path with the command's own defaults for every option the page does not set."""
+    argv = [command, "--rules", rules, *(context or WinContextFields()).as_flags(), "--", positional]
+    try:
+        return _command_parser().parse_args(argv)
+    except SystemExit:  # the fields were checked above, so this is a mismatch between them and the command's flags
+        raise FanscanError(f"the request does not make a valid `fanscan {command}` command") from None
 
 
 class ScoreRequest(WinContextFields):
