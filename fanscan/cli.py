@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "fanscan.commands.photo",
     "fanscan.commands.batch",
     "fanscan.commands.label",
+    "fanscan.commands.serve",
 )
 
 

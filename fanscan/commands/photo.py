@@ -156,22 +156,31 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_json(args: argparse.Namespace) -> int:
-    """--json: no questions; one object with `ok`, `proposal`, `hand`, `score` (or `error`, also for a file that
-    is not a usable photo: then `proposal` is null)."""
-    out: dict = {"ok": False, "image": args.image, "proposal": None}
+def photo_json(image: str, args: argparse.Namespace, name: str | None = None) -> dict:
+    """The object `fanscan photo --json` prints: `ok`, `image`, `proposal`, and `hand` + `score` or `error`. A file
+    that is not a usable photo gives `proposal: null` and the error. `name` stands for the file's path in it (an
+    upload's own file name)."""
+    out: dict = {"ok": False, "image": name or image, "proposal": None}
     try:
-        proposal = read_photo(args.image, args.annotate)
+        proposal = read_photo(image, args.annotate)
+        if name is not None:
+            proposal.image = name
         out["proposal"] = proposal.to_dict()
         result = score(accepted_hand(proposal, args), context_from_args(args, proposal.flowers), rules=args.rules,
                        variant=args.variant)
     except FanscanError as error:
         out["error"] = str(error)
-        print(json.dumps(out, ensure_ascii=False))
-        print(f"fanscan: error: {error}", file=sys.stderr)
-        return 2
+        return out
     out.update(ok=True, hand=result.hand, score=result.to_dict())
-    save_confirmed_photo(args.save_labels, args.image, proposal)
-    print(json.dumps(out, ensure_ascii=False))
-    return 0
+    save_confirmed_photo(args.save_labels, image, proposal)
+    return out
 
+
+def _run_json(args: argparse.Namespace) -> int:
+    """--json: no questions; one object with `ok`, `proposal`, `hand`, `score` (or `error`)."""
+    out = photo_json(args.image, args)
+    print(json.dumps(out, ensure_ascii=False))
+    if not out["ok"]:
+        print(f"fanscan: error: {out['error']}", file=sys.stderr)
+        return 2
+    return 0

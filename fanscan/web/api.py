@@ -1,0 +1,117 @@
+"""The JSON API: every request the page makes, for other front ends too. Each endpoint goes down the code path of
+the command it stands for: `/api/photo` = `fanscan photo --json`, `/api/score` = `fanscan score --json`,
+`/api/revise` = the terminal's `fix N TILE`, `/api/batch/row` = one row of `fanscan batch`."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Form, Request, UploadFile
+from fastapi.responses import Response
+from pydantic import ValidationError
+
+from fanscan.commands import batch as batch_command
+from fanscan.commands import score as score_command
+from fanscan.commands.photo import photo_json
+from fanscan.scoring import get_rule_set
+from fanscan.scoring.errors import FanscanError
+from fanscan.scoring.tiles import ALL_TILE_IDS, CHINESE_NAMES, ENGLISH_NAMES
+from fanscan.vision.proposal import HandProposal, revise
+from fanscan.web.api_models import ReviseRequest, Rules, ScoreRequest, TableRequest, WinContextFields, command_args
+from fanscan.web.uploads import uploaded_file, without_folder
+from fanscan.web.winning_tile import with_winning_number
+
+router = APIRouter(prefix="/api")
+# A photo of a hand shows 14-18 tiles, one of a whole table a few dozen; re-reading costs time per tile, so a
+# proposal sent back for revision is refused above this.
+MAX_REVISE_TILES = 200
+
+PhotoField = Annotated[UploadFile, File(description="the photo: JPEG, PNG or WebP")]
+RulesField = Annotated[Rules | None, Form(description="rule set (default: the server's --rules)")]
+
+
+def _rules(request: Request, rules: str | None) -> str:
+    return rules or request.app.state.rules
+
+
+@router.get("/config")
+def config(request: Request) -> dict[str, Any]:
+    """What the page needs to draw itself: the default rules, the upload limit, the 42 tiles with their names."""
+    return {"rules": request.app.state.rules, "max_upload_mb": request.app.state.max_upload_bytes // 2**20,
+            "tiles": [{"id": t, "en": ENGLISH_NAMES[t], "zh": CHINESE_NAMES[t]} for t in ALL_TILE_IDS],
+            "rule_sets": {name: {"dropped_heading": rule_set.dropped_heading, "dropped_by": rule_set.dropped_by}
+                          for name, rule_set in ((n, get_rule_set(n)) for n in ("mcr", "hk"))}}
+
+
+@router.post("/photo")
+def read_photo(request: Request, photo: PhotoField, rules: RulesField = None) -> dict[str, Any]:
+    """The same object as `fanscan photo --json`: the proposal (every tile with its outline, reading, confidence,
+    alternatives, role), and the score when the photo reads as a complete hand (else `ok` false and `error`)."""
+    with uploaded_file(photo) as (path, name):
+        args = command_args("photo", str(path), _rules(request, rules))
+        try:
+            out = photo_json(str(path), args, name=name)
+        except FanscanError as error:
+            raise FanscanError(without_folder(str(error), path)) from None
+    if out.get("proposal") is None:  # not a usable photo: nothing to fix, a client error
+        raise FanscanError(without_folder(out.get("error", "the photo could not be read"), path))
+    return out
+
+
+@router.post("/revise")
+def revise_reading(body: ReviseRequest) -> dict[str, Any]:
+    """The proposal read again around the user's fixes (as `fix N TILE` in the terminal), and with the winning
+    tile the user chose. Send every fix so far and the proposal last returned; nothing is kept on the server."""
+    tiles = body.proposal.get("tiles", [])
+    if isinstance(tiles, list) and len(tiles) > MAX_REVISE_TILES:
+        raise FanscanError(f"the proposal has {len(tiles)} tiles; at most {MAX_REVISE_TILES} are read again")
+    proposal = HandProposal.from_dict(body.proposal)
+    if body.fixes:
+        proposal = revise(proposal, body.fixes)
+    if body.winning is not None:
+        proposal = with_winning_number(proposal, body.winning)
+    return {"ok": True, "proposal": proposal.to_dict()}
+
+
+@router.post("/score")
+def score_hand(request: Request, body: ScoreRequest) -> dict[str, Any]:
+    """The same object as `fanscan score HAND --json` with the context flags of the same names."""
+    context = WinContextFields(**body.model_dump(exclude={"hand", "rules"}))
+    args = command_args("score", body.hand, _rules(request, body.rules), context)
+    return score_command.score_text(body.hand, args).to_dict()
+
+
+@router.post("/batch/row")
+def batch_row(request: Request, photo: PhotoField, rules: RulesField = None,
+              context: Annotated[str, Form(description="win context as a JSON object (the /api/score fields)")] = "{}",
+              ) -> dict[str, Any]:
+    """One row of `fanscan batch` for one photo (an error row when it cannot be scored)."""
+    try:
+        fields = WinContextFields.model_validate_json(context)
+    except ValidationError as error:
+        raise FanscanError(f"context: {error.errors()[0]['msg']}") from None
+    with uploaded_file(photo) as (path, _):
+        row = batch_command.score_photo(path, command_args("batch", str(path.parent), _rules(request, rules), fields))
+    if row.get("error"):
+        row["error"] = without_folder(row["error"], path)
+    return row
+
+
+@router.post("/batch/table")
+def batch_table(body: TableRequest) -> Response:
+    """Rows as a `fanscan batch` table: CSV with its columns, or JSON Lines."""
+    if body.format == "csv":
+        text = io.StringIO()
+        writer = csv.DictWriter(text, batch_command.COLUMNS)
+        writer.writeheader()
+        for row in body.rows:
+            writer.writerow({k: row.get(k, "") for k in batch_command.COLUMNS})
+        return Response(text.getvalue(), media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": 'attachment; filename="scores.csv"'})
+    lines = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in body.rows)
+    return Response(lines, media_type="application/x-ndjson; charset=utf-8",
+                    headers={"Content-Disposition": 'attachment; filename="scores.jsonl"'})
+

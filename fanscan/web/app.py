@@ -1,0 +1,68 @@
+"""The ASGI app of `fanscan serve`: the page, its static files, the JSON API, and the guards around them."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+
+from fanscan.scoring.errors import FanscanError
+from fanscan.web.api import router
+from fanscan.web.server_timing import ServerTiming
+from fanscan.web.upload_limit import UploadLimit
+
+# A phone photo is 2-8 MB; 25 MB leaves room for a RAW-sized JPEG while refusing what is not a photo. The loader's
+# own pixel limit (vision/load.py, 100 MP from the header) applies to what gets through.
+MAX_UPLOAD_BYTES = 25 * 2**20
+STATIC = Path(str(files("fanscan.web") / "static"))
+
+
+def _one_line(error: RequestValidationError) -> str:
+    """Pydantic's list of problems as one line: where, then what."""
+    parts = []
+    for problem in error.errors()[:3]:
+        where = ".".join(str(p) for p in problem.get("loc", ()) if p not in ("body",)) or "request"
+        parts.append(f"{where}: {problem.get('msg', 'invalid')}")
+    return "; ".join(parts)
+
+
+def create_app(rules: str = "mcr", max_upload_bytes: int = MAX_UPLOAD_BYTES) -> FastAPI:
+    """The app; `rules` is the page's default rule set (a request may name another)."""
+    app = FastAPI(title="fanscan", summary="Score a finished mahjong hand from a photo, every fan explained.",
+                  docs_url="/docs", redoc_url=None)
+    app.state.rules = rules
+    app.state.max_upload_bytes = max_upload_bytes
+
+    @app.exception_handler(FanscanError)
+    async def user_error(_: Request, error: FanscanError) -> JSONResponse:
+        return JSONResponse({"ok": False, "error": str(error)}, status_code=400)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(_: Request, error: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"ok": False, "error": _one_line(error)}, status_code=422)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_: Request, error: HTTPException) -> JSONResponse:
+        return JSONResponse({"ok": False, "error": str(error.detail)}, status_code=error.status_code,
+                            headers=getattr(error, "headers", None))
+
+    app.include_router(router)
+
+    @app.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/batch", include_in_schema=False)
+    def batch_page() -> FileResponse:
+        return FileResponse(STATIC / "batch.html")
+
+    # StaticFiles serves only files under its folder (it resolves the path and checks it stays inside).
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(UploadLimit, max_bytes=max_upload_bytes)
+    app.add_middleware(ServerTiming)  # outermost: its time includes receiving the upload
+    return app

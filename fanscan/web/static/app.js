@@ -1,0 +1,421 @@
+// The phone page: photo -> tiles (fix with a tap) -> win context -> score. Every step is one call of the JSON API.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const LOW_CONFIDENCE = 0.8; // as the terminal's `?` mark (fanscan/confirm.py)
+const state = {
+  config: null, proposal: null, fixes: {}, winning: null, hand: null, handHasContext: false,
+  photoFlowers: [], paletteTile: null,
+};
+// Timings of what the user waits for (read by benchmarks/web_speed.py): {what, ms, server_ms, server_cpu_ms}.
+window.fanscanTimings = [];
+
+async function api(path, options) {
+  const response = await fetch(path, options);
+  const timing = response.headers.get("server-timing") || "";
+  const serverTiming = /app;dur=([\d.]+)/.exec(timing);
+  const serverCpu = /cpu;dur=([\d.]+)/.exec(timing);
+  let body;
+  try {
+    body = await response.json();
+  } catch {
+    body = {ok: false, error: `the server answered ${response.status} without JSON`};
+  }
+  if (!response.ok) {
+    throw new Error(body.error || body.detail || `error ${response.status}`);
+  }
+  return {
+    body, serverMs: serverTiming ? Number(serverTiming[1]) : null, serverCpuMs: serverCpu ? Number(serverCpu[1]) : null,
+  };
+}
+
+function postJSON(path, data) {
+  return api(path, {method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify(data)});
+}
+
+function show(screen) {
+  for (const id of ["screen-photo", "screen-context", "screen-score"]) {
+    $(id).hidden = id !== screen;
+  }
+  const heading = $(screen).querySelector("h2");
+  heading.tabIndex = -1;
+  heading.focus();
+}
+
+function rules() {
+  return $("rules").value;
+}
+
+function tileName(id) {
+  const tile = state.config && state.config.tiles.find((t) => t.id === id);
+  return tile ? `${tile.en} ${tile.zh}` : id === "none" ? "not a tile" : id;
+}
+
+const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+
+// ---- 1. photo and tiles ------------------------------------------------------------------------------------------
+
+async function photoChosen(file) {
+  const started = performance.now();
+  state.fixes = {};
+  state.winning = null;
+  $("photo-status").textContent = "Reading the tiles…";
+  $("photo-status").classList.remove("error");
+  const img = $("photo-img");
+  if (img.src) URL.revokeObjectURL(img.src);
+  img.src = URL.createObjectURL(file);
+  const form = new FormData();
+  form.append("photo", file, file.name || "photo.jpg");
+  form.append("rules", rules());
+  let reply;
+  try {
+    [reply] = await Promise.all([api("/api/photo", {method: "POST", body: form}), img.decode().catch(() => null)]);
+  } catch (error) {
+    $("photo-view").hidden = true;
+    $("photo-status").textContent = error.message;
+    $("photo-status").classList.add("error");
+    return;
+  }
+  state.proposal = reply.body.proposal;
+  state.photoFlowers = state.proposal.flowers.slice();
+  drawProposal();
+  await nextFrame();
+  window.fanscanTimings.push({what: "photo", ms: performance.now() - started, server_ms: reply.serverMs,
+    server_cpu_ms: reply.serverCpuMs, pipeline_ms: state.proposal.timings_ms});
+}
+
+function roleClass(tile) {
+  const doubtful = tile.confidence < LOW_CONFIDENCE && !["dropped", "unused"].includes(tile.role);
+  return `tile-outline ${tile.role}${doubtful ? " doubtful" : ""}${tile.number in state.fixes ? " fixed" : ""}`;
+}
+
+function drawProposal() {
+  const proposal = state.proposal;
+  const [width, height] = proposal.image_size;
+  const overlay = $("overlay");
+  overlay.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  overlay.replaceChildren();
+  const ns = "http://www.w3.org/2000/svg";
+  const heights = proposal.tiles.map((t) => t.box[3] - t.box[1]).sort((a, b) => a - b);
+  const label = Math.max(12, (heights[Math.floor(heights.length / 2)] || height / 10) * 0.32);
+  for (const tile of proposal.tiles) {
+    // numbers alternate above and below the tiles: neighbours in a row are too close for two digits side by side
+    const below = tile.number % 2 === 0;
+    const group = document.createElementNS(ns, "g");
+    group.setAttribute("class", roleClass(tile));
+    group.dataset.number = tile.number;
+    const polygon = document.createElementNS(ns, "polygon");
+    polygon.setAttribute("points", tile.quad.map((p) => p.join(",")).join(" "));
+    polygon.setAttribute("stroke-width", String(label / 6));
+    const text = document.createElementNS(ns, "text");
+    text.setAttribute("x", String((tile.box[0] + tile.box[2]) / 2));
+    text.setAttribute("y", String(below ? tile.box[3] + label * 0.95 : tile.box[1] - label * 0.2));
+    text.setAttribute("font-size", String(label));
+    text.setAttribute("text-anchor", "middle");
+    text.textContent = tile.number;
+    group.append(polygon, text);
+    group.addEventListener("click", () => openPalette(tile.number));
+    overlay.appendChild(group);
+  }
+  $("photo-view").hidden = false;
+  $("legend").hidden = false;
+
+  const strip = $("tile-strip");
+  strip.replaceChildren();
+  for (const tile of proposal.tiles) {
+    const item = document.createElement("li");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = roleClass(tile).replace("tile-outline", "strip-tile");
+    button.dataset.number = tile.number;
+    const what = tile.role === "dropped" ? "not a tile" : tileName(tile.tile);
+    const sure = Math.round(tile.confidence * 100);
+    button.setAttribute("aria-label", `tile ${tile.number}: ${what}, ${tile.role}, ${sure}% sure`);
+    button.title = `${what} (${sure}%)`;
+    const number = document.createElement("span");
+    number.className = "number";
+    number.textContent = tile.number;
+    button.append(number, faceElement(tile.role === "dropped" ? "none" : tile.tile, what));
+    button.addEventListener("click", () => openPalette(tile.number));
+    item.appendChild(button);
+    strip.appendChild(item);
+  }
+  const complete = proposal.status === "complete";
+  const statusWords = {
+    complete: "a complete hand", ready: "13 tiles: no winning tile yet", incomplete: "not a complete hand",
+    invalid: "not a valid hand", empty: "no tiles found",
+  };
+  $("reading").textContent = `${proposal.tiles.length} tiles: ${proposal.hand || "—"} (${
+    statusWords[proposal.status] || proposal.status})`;
+  $("warnings").replaceChildren(...proposal.warnings.map((w) => {
+    const li = document.createElement("li");
+    li.textContent = w;
+    return li;
+  }));
+  $("photo-status").textContent = complete
+    ? "Check the tiles; tap one to fix it or to make it the winning tile."
+    : "Not a complete hand yet: tap a wrong tile to fix it, or type the hand.";
+  $("to-context").hidden = !complete;
+  $("hand-input").value = proposal.hand;
+}
+
+function openPalette(number) {
+  const tile = state.proposal.tiles[number - 1];
+  state.paletteTile = number;
+  $("palette-title").textContent = `Tile ${number} — read as ${tileName(tile.tile)}. What is it?`;
+  $("make-winning").hidden = !["standing", "winning"].includes(tile.role) || state.proposal.status !== "complete";
+  $("palette").showModal();
+  const current = $("palette-faces").querySelector(`[data-tile="${CSS.escape(tile.tile)}"]`);
+  (current || $("palette-faces").querySelector("button")).focus();
+}
+
+async function revise(change) {
+  const started = performance.now();
+  const fixes = {...state.fixes, ...(change.fixes || {})};
+  const winning = "winning" in change ? change.winning : state.winning;
+  try {
+    const reply = await postJSON("/api/revise", {proposal: state.proposal, fixes, winning});
+    state.proposal = reply.body.proposal;
+    state.fixes = fixes;
+    state.winning = winning;
+    drawProposal();
+    await nextFrame();
+    window.fanscanTimings.push({what: "fix", ms: performance.now() - started, server_ms: reply.serverMs,
+      server_cpu_ms: reply.serverCpuMs});
+  } catch (error) {
+    $("photo-status").textContent = error.message;
+    $("photo-status").classList.add("error");
+  }
+}
+
+function buildPalette() {
+  const faces = $("palette-faces");
+  for (const tile of state.config.tiles) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.tile = tile.id;
+    button.setAttribute("aria-label", `${tile.id}: ${tile.en} ${tile.zh}`);
+    button.title = `${tile.en} ${tile.zh}`;
+    button.appendChild(faceElement(tile.id, tile.en));
+    faces.appendChild(button);
+  }
+  $("palette").addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-tile]");
+    if (!button) return;
+    const number = state.paletteTile;
+    $("palette").close();
+    // A tile fixed to something else can no longer be the chosen winning tile; the reading chooses again.
+    const change = {fixes: {[number]: button.dataset.tile}};
+    if (state.winning === number) change.winning = null;
+    revise(change);
+  });
+  $("make-winning").addEventListener("click", () => {
+    $("palette").close();
+    revise({winning: state.paletteTile});
+  });
+  $("palette-cancel").addEventListener("click", () => $("palette").close());
+}
+
+function buildKeyboard() {
+  const keyboard = $("keyboard");
+  const input = $("hand-input");
+  const keys = state.config.tiles.filter((t) => !"abcdefgh".includes(t.id)).map((t) => t.id);
+  const add = (text) => {
+    input.value += text;
+    input.dispatchEvent(new Event("input"));
+  };
+  for (const id of keys) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.setAttribute("aria-label", `add ${id}`);
+    button.appendChild(faceElement(id, id));
+    button.addEventListener("click", () => add(id));
+    keyboard.appendChild(button);
+  }
+  for (const [text, label] of [["[", "["], ["]", "]"], [",1", ",1"], [",2", ",2"], [",3", ",3"]]) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "key-text";
+    button.textContent = label;
+    button.addEventListener("click", () => add(text));
+    keyboard.appendChild(button);
+  }
+  const back = document.createElement("button");
+  back.type = "button";
+  back.className = "key-text";
+  back.textContent = "⌫";
+  back.setAttribute("aria-label", "delete the last character");
+  back.addEventListener("click", () => {
+    input.value = input.value.slice(0, -1);
+  });
+  keyboard.appendChild(back);
+}
+
+// ---- 2. win context ---------------------------------------------------------------------------------------------
+
+function toContext(hand) {
+  state.hand = hand;
+  state.handHasContext = hand.includes("|");
+  const row = $("context-hand");
+  row.replaceChildren();
+  const tiles = hand.split("|")[0].match(/\d+[mps]|[ESWNCFP]/g) || [];
+  for (const part of tiles) {
+    const suit = part.slice(-1);
+    const ids = /[mps]/.test(suit) ? [...part.slice(0, -1)].map((d) => d + suit) : [part];
+    for (const id of ids) row.appendChild(faceElement(id, tileName(id)));
+  }
+  for (const box of document.querySelectorAll("#flower-choices input")) {
+    box.checked = state.photoFlowers.includes(box.value);
+  }
+  $("context-error").textContent = state.handHasContext
+    ? "The typed hand gives its own win context (after |): Score uses it." : "";
+  show("screen-context");
+}
+
+function buildFlowerChoices() {
+  const holder = $("flower-choices");
+  for (const tile of state.config.tiles.filter((t) => "abcdefgh".includes(t.id))) {
+    const label = document.createElement("label");
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.name = "flowers";
+    box.value = tile.id;
+    const face = document.createElement("span");
+    face.appendChild(faceElement(tile.id, `${tile.en} ${tile.zh}`));
+    label.append(box, face);
+    holder.appendChild(label);
+  }
+}
+
+function contextFields() {
+  const form = $("screen-context");
+  const checked = (name) => form.querySelector(`input[name="${name}"]`).checked;
+  const value = (name) => form.querySelector(`input[name="${name}"]:checked`).value;
+  const fields = {
+    self_drawn: value("how") === "self_drawn", discard: value("how") === "discard",
+    seat_wind: value("seat_wind"), prevalent_wind: value("prevalent_wind"),
+    last_of_kind: checked("last_of_kind"), last_tile: checked("last_tile"),
+    kong_replacement: checked("kong_replacement"), robbing_kong: checked("robbing_kong"),
+    flowers: [...form.querySelectorAll('input[name="flowers"]:checked')].map((b) => b.value).join("") || "0",
+  };
+  if (rules() === "hk") {
+    Object.assign(fields, {flower_replacement: checked("flower_replacement"), kong_on_kong: checked("kong_on_kong"),
+      first_tile: checked("first_tile")});
+  }
+  return fields;
+}
+
+async function scoreHand() {
+  const request = state.handHasContext ? {hand: state.hand, rules: rules()}
+    : {hand: state.hand, rules: rules(), ...contextFields()};
+  try {
+    const reply = await postJSON("/api/score", request);
+    $("context-error").textContent = "";
+    drawScore(reply.body);
+    show("screen-score");
+  } catch (error) {
+    $("context-error").textContent = error.message; // impossible combinations: the engine's own words
+  }
+}
+
+// ---- 3. score -----------------------------------------------------------------------------------------------------
+
+function drawScore(result) {
+  const flowers = result.total_uncapped - result.total_without_flowers;
+  let total = `${result.total} fan`;
+  if (flowers) total += ` (${result.total_without_flowers} + ${flowers} for flowers)`;
+  if (result.cap !== null && result.total_uncapped !== result.total) {
+    total += `, capped at ${result.cap} (uncapped ${result.total_uncapped})`;
+  }
+  $("score-total").textContent = total;
+  const minimum = $("score-minimum");
+  minimum.className = "minimum" + (result.meets_minimum ? "" : " error");
+  minimum.textContent = result.minimum === null ? "" : result.meets_minimum
+    ? `meets the ${result.minimum}-fan minimum`
+    : `BELOW the ${result.minimum}-fan minimum (flowers do not count): not a valid win`;
+  const body = $("fans").tBodies[0];
+  body.replaceChildren();
+  for (const fan of [...result.fans].sort((a, b) => b.points - a.points)) {
+    const row = body.insertRow();
+    row.insertCell().textContent = fan.points;
+    const name = row.insertCell();
+    const en = document.createElement("span");
+    en.className = "fan-en";
+    en.textContent = fan.name + (fan.count > 1 ? ` ×${fan.count}` : "") + (fan.count > 1 ? ` (${fan.value} each)` : "");
+    const zh = document.createElement("span");
+    zh.className = "fan-zh";
+    zh.lang = "zh";
+    zh.textContent = fan.name_zh;
+    name.append(en, zh);
+    const tiles = row.insertCell();
+    tiles.className = "fan-tiles";
+    for (const group of fan.tiles) {
+      const span = document.createElement("span");
+      span.className = "face-group";
+      for (const id of group) span.appendChild(faceElement(id, tileName(id)));
+      tiles.appendChild(span);
+    }
+  }
+  const excluded = $("excluded");
+  excluded.replaceChildren();
+  if (result.excluded.length) {
+    const words = state.config.rule_sets[result.rules] || {dropped_heading: "not counted", dropped_by: "implied by"};
+    const heading = document.createElement("h3");
+    heading.textContent = words.dropped_heading;
+    const list = document.createElement("ul");
+    for (const e of result.excluded) {
+      const li = document.createElement("li");
+      li.textContent = `${e.name} ${e.name_zh} (${e.value * e.count}) — ${words.dropped_by} ${e.implied_by_name}`;
+      list.appendChild(li);
+    }
+    excluded.append(heading, list);
+  }
+  const s = result.settlement;
+  $("settlement").textContent = !s ? "" : s.self_drawn
+    ? `Settlement, self-drawn: each opponent pays 8 + ${result.total} = ${s.payments.each_opponent}; `
+      + `the winner receives ${s.winner_receives}.`
+    : `Settlement: the discarder pays 8 + ${result.total} = ${s.payments.discarder}, the other two pay 8 each; `
+      + `the winner receives ${s.winner_receives}.`;
+  $("score-hand").textContent = `${result.hand} (rules: ${result.rules})`;
+}
+
+// ---- wiring ---------------------------------------------------------------------------------------------------------
+
+function showRuleItems() {
+  for (const item of document.querySelectorAll(".hk-only")) {
+    item.hidden = rules() !== "hk";
+    if (item.hidden) item.querySelector("input").checked = false;
+  }
+}
+
+async function start() {
+  state.config = (await api("/api/config")).body;
+  $("rules").value = state.config.rules;
+  buildPalette();
+  buildKeyboard();
+  buildFlowerChoices();
+  showRuleItems();
+  $("rules").addEventListener("change", showRuleItems);
+  $("photo-input").addEventListener("change", (event) => {
+    const file = event.target.files[0];
+    if (file) photoChosen(file);
+  });
+  $("to-context").addEventListener("click", () => toContext(state.proposal.hand));
+  $("use-typed").addEventListener("click", () => {
+    const hand = $("hand-input").value.trim();
+    if (hand) toContext(hand);
+  });
+  $("score-button").addEventListener("click", scoreHand);
+  $("back-to-photo").addEventListener("click", () => show("screen-photo"));
+  $("back-to-context").addEventListener("click", () => show("screen-context"));
+  $("new-photo").addEventListener("click", () => {
+    show("screen-photo");
+    $("photo-input").value = "";
+    $("photo-input").click();
+  });
+  document.body.dataset.ready = "yes";
+}
+
+start().catch((error) => {
+  $("photo-status").textContent = `The page could not start: ${error.message}`;
+});
