@@ -30,8 +30,8 @@ from fanscan.vision.yolo_data import find_data_yaml, iter_split, read_class_name
 from benchmarks.results_file import write_json  # noqa: E402
 
 
-def evaluate(data: Path, model: Path) -> dict:
-    classifier = TileClassifier(model)
+def evaluate(data: Path, model: Path, profile: Path | None = None) -> dict:
+    classifier = TileClassifier(model, profile=profile)
     spec = classifier.crop_spec
     names = read_class_names(find_data_yaml(data))
     table = guess_table(names)
@@ -86,7 +86,7 @@ def evaluate(data: Path, model: Path) -> dict:
     confusions = [{"truth": t, "predicted": p, "count": n}
                   for (t, p), n in sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0]))]
     return {
-        "data": str(data), "model": str(model), "crops": len(truth),
+        "data": str(data), "model": str(model), "profile": str(profile) if profile else None, "crops": len(truth),
         "top1": round(float(correct.mean()), 5) if len(truth) else None,
         "min_class_top1": min((v["top1"] for v in per_class.values()), default=None),
         "top1_normal_boxes": round(float(correct[normal].mean()), 5) if normal.any() else None,
@@ -130,11 +130,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="YOLO-layout split: images/, labels/, data.yaml")
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
+    parser.add_argument("--profile", type=Path, default=None, help="set profile (fanscan calibrate) to apply")
     parser.add_argument("--json", type=Path, default=None, help="write the full result here")
     parser.add_argument("--png", type=Path, default=None, help="confusion matrix image (default: beside --json)")
     args = parser.parse_args(argv)
     try:
-        result = evaluate(args.data, args.model)
+        result = evaluate(args.data, args.model, args.profile)
     except FanscanError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -65,14 +65,19 @@ class Totals:
     false_positives: list[dict] = field(default_factory=list)
 
 
-def load_classifier(path: str | None):
-    """The tile classifier if its code and model are present ('none' or a missing model: no classifier)."""
+def load_classifier(path: str | None, profile: Path | None = None):
+    """The tile classifier if its code and model are present ('none' or a missing model: no classifier); with a set
+    profile when one is given (a profile that does not fit the classifier is an error, not a silent fallback)."""
     if path == "none":
+        if profile is not None:
+            raise FanscanError("--profile needs a classifier (not --classifier none)")
         return None
     try:
         from fanscan.vision.classify import TileClassifier
     except ImportError:
         return None
+    if profile is not None:
+        return TileClassifier(path or None, profile=profile)
     try:
         return TileClassifier(path) if path else TileClassifier()
     except FanscanError as error:
@@ -177,6 +182,7 @@ def report(data: Path, detector: TileDetector, classifier, hand_reader, totals: 
         "recall_after_classifier": round(totals.matched / max(totals.labelled, 1), 4) if has_classifier else None,
         "precision": round(totals.matched / max(counted, 1), 4),
         "classifier": str(getattr(classifier, "path", "yes")) if has_classifier else None,
+        "profile": str(classifier.profile.path) if getattr(classifier, "profile", None) is not None else None,
         "dropped_as_none": totals.dropped_none if has_classifier else None,
         "unmatched_called_back": totals.unmatched_back if has_classifier else None,
         "end_to_end_accuracy": round(totals.read_right / max(totals.labelled, 1), 4) if has_classifier else None,
@@ -195,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the full result (with misses) here")
     parser.add_argument("--model", type=Path, help="detector ONNX (default: models/tile_detector.onnx)")
     parser.add_argument("--classifier", default=None, help="classifier ONNX, or 'none' (default: the shipped one)")
+    parser.add_argument("--profile", type=Path, default=None, help="set profile (fanscan calibrate) for the classifier")
     parser.add_argument("--threshold", type=float, help="override the model's score threshold")
     parser.add_argument("--limit", type=int, help="only the first N photos")
     parser.add_argument("--no-hands", action="store_true", help="skip the whole-hand measure (grouping step)")
@@ -205,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
             from dataclasses import replace
 
             detector.info = replace(detector.info, score_threshold=args.threshold)
-        classifier = load_classifier(args.classifier)
+        classifier = load_classifier(args.classifier, args.profile)
         # The whole-hand measure: the grouping step (with the rules) as the hook.
         hand_reader = None if args.no_hands else default_hand_reader(classifier)
         result = evaluate(args.data, detector, classifier, hand_reader=hand_reader, limit=args.limit)

@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "fanscan.commands.waits",
     "fanscan.commands.photo",
     "fanscan.commands.batch",
+    "fanscan.commands.calibrate",
 )
 
 

@@ -56,12 +56,16 @@ def read_hand_tiles(
 class Pipeline:
     """The models of the photo pipeline, loaded once; `propose` turns a photo into a `HandProposal`."""
 
-    def __init__(self, detector: TileDetector | None = None, classifier=None, top_k: int = TOP_K) -> None:
+    def __init__(self, detector: TileDetector | None = None, classifier=None, top_k: int = TOP_K,
+                 profile: str | Path | None = None) -> None:
+        """`profile`: a set profile file of `fanscan calibrate` for the shipped classifier (not with `classifier`)."""
         self.detector = detector or default_detector()
+        if classifier is not None and profile is not None:
+            raise ValueError("give a profile to the TileClassifier you pass, not to the Pipeline")
         if classifier is None:
             from fanscan.vision.classify import TileClassifier  # the classifier's module loads onnxruntime
 
-            classifier = TileClassifier()
+            classifier = TileClassifier(profile=profile)
         self.classifier = classifier
         self.top_k = top_k
 
@@ -101,15 +105,15 @@ class Pipeline:
         return build_proposal(tiles, grouping, name, size, boxes=boxes, timings_ms=timings)
 
 
-_DEFAULT: Pipeline | None = None
+_PIPELINES: dict[str | None, Pipeline] = {}
 
 
-def default_pipeline() -> Pipeline:
-    """The pipeline with the shipped models, loaded once per process."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = Pipeline()
-    return _DEFAULT
+def default_pipeline(profile: str | Path | None = None) -> Pipeline:
+    """The pipeline with the shipped models (and a set profile, when given), loaded once per process."""
+    key = str(profile) if profile is not None else None
+    if key not in _PIPELINES:
+        _PIPELINES[key] = Pipeline(profile=profile)
+    return _PIPELINES[key]
 
 
 def propose(image: str | Path | np.ndarray | LoadedImage) -> HandProposal:

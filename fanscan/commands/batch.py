@@ -18,7 +18,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fanscan.commands.photo import accepted_hand, add_context_arguments, context_from_args, read_photo
+from fanscan.commands.photo import (
+    accepted_hand,
+    add_context_arguments,
+    add_profile_argument,
+    context_from_args,
+    read_photo,
+)
 from fanscan.scoring import score
 from fanscan.scoring.errors import FanscanError
 
@@ -36,6 +42,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--out", help="table to write: .csv or .jsonl (default: JSON Lines on stdout); "
                                       "photos already in it are skipped")
     parser.add_argument("--rules", choices=("mcr", "hk"), default="mcr", help="rule set (default mcr)")
+    add_profile_argument(parser)
     add_context_arguments(parser)
     parser.set_defaults(run=run)
 
@@ -51,7 +58,7 @@ def score_photo(path: Path, args: argparse.Namespace) -> dict[str, Any]:
     started = time.perf_counter()
     row: dict[str, Any] = {"file": path.name, "ok": False}
     try:
-        proposal = read_photo(str(path))
+        proposal = read_photo(str(path), profile=args.profile)
         row.update(status=proposal.status, hand=proposal.hand.strip(), tiles=len(proposal.tiles),
                    warnings="; ".join(proposal.warnings))
         result = score(accepted_hand(proposal, args), context_from_args(args, proposal.flowers), rules=args.rules)
@@ -115,6 +122,10 @@ class TableWriter:
 def run(args: argparse.Namespace) -> int:
     folder = Path(args.folder)
     photos = list_photos(folder)
+    if args.profile:
+        from fanscan.vision.pipeline import default_pipeline
+
+        default_pipeline(args.profile)  # a bad profile is one error for the run, not one per photo
     out = Path(args.out) if args.out else None
     done = done_files(out) if out else set()
     todo = [p for p in photos if p.name not in done]

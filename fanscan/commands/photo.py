@@ -42,6 +42,11 @@ def context_from_args(args: argparse.Namespace, photo_flowers: list[str] | tuple
     return context
 
 
+def add_profile_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--profile", metavar="PROFILE.npz",
+                        help="set profile of your own tiles, made by fanscan calibrate")
+
+
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "photo", help="score a finished hand from a photo (propose, confirm, score)",
@@ -54,17 +59,18 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--rules", choices=("mcr", "hk"), default="mcr", help="rule set (default mcr)")
     parser.add_argument("--tiles", choices=("ascii", "unicode", "en", "zh"), default="ascii",
                         help="how tiles are shown in the score breakdown (default ascii)")
+    add_profile_argument(parser)
     add_context_arguments(parser)
     parser.set_defaults(run=run)
 
 
-def read_photo(image: str, annotate: str | None = None) -> HandProposal:
+def read_photo(image: str, annotate: str | None = None, profile: str | None = None) -> HandProposal:
     """The proposal for a photo (and the annotated copy when asked); a photo without tiles is an error."""
     from fanscan.vision.load import load_image
     from fanscan.vision.pipeline import default_pipeline
 
     loaded = load_image(image)
-    proposal = default_pipeline().propose(loaded)
+    proposal = default_pipeline(profile).propose(loaded)
     if annotate:
         from fanscan.vision.annotate import write_annotated
 
@@ -91,7 +97,7 @@ def accepted_hand(proposal: HandProposal, args: argparse.Namespace) -> Hand:
 def run(args: argparse.Namespace) -> int:
     if args.json:
         return _run_json(args)
-    proposal = read_photo(args.image, args.annotate)
+    proposal = read_photo(args.image, args.annotate, args.profile)
     defaults = context_from_args(args, proposal.flowers)
     if args.yes:
         for line in describe_proposal(proposal, LOW_CONFIDENCE):
@@ -123,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_json(args: argparse.Namespace) -> int:
     """--json: no questions; one object with `ok`, `proposal`, `hand`, `score` (or `error`)."""
-    proposal = read_photo(args.image, args.annotate)
+    proposal = read_photo(args.image, args.annotate, args.profile)
     out: dict = {"ok": False, "image": args.image, "proposal": proposal.to_dict()}
     try:
         result = score(accepted_hand(proposal, args), context_from_args(args, proposal.flowers), rules=args.rules)
