@@ -2,9 +2,9 @@
 
 1. Every calibration tile gives its plain crop and `views` augmented views (`calibration.views`); the classifier
    gives each its shipped logits and its embedding (the head's input).
-2. Imprinting: the head row of each tile kind in the calibration set is replaced by the mean embedding of its views,
-   rescaled to the norm of the shipped row (the shipped row is recovered from logits and embeddings by least squares:
-   the head is linear, so this is exact up to rounding).
+2. Imprinting: the head row of each tile kind in the calibration set is blended with the mean embedding of its
+   views, rescaled to the norm of the shipped row (the shipped row is recovered from logits and embeddings by least
+   squares: the head is linear, so this is exact up to rounding).
 3. Softmax regression over the 42 tile kinds, started from the imprinted head: Adam on random batches of
    crops, L2 toward the
    imprinted head. `back` and `none` are not fitted (the shipped head keeps deciding them, see `vision.profile`).
@@ -37,6 +37,7 @@ class FitSettings:
     steps: int = 300
     learning_rate: float = 0.01
     l2: float = 1e-3  # toward the imprinted head
+    blend: float = 0.5  # share of the imprinted class mean in a head row (the rest: the shipped row)
     loo_views: int = 12  # views per tile in each leave-one-out fit (a cheaper fit than the profile's own)
     loo_steps: int = 100  # steps of each leave-one-out fit
     batch: int = 512  # crops per Adam step (a random subset: the cost of a step does not grow with the data)
@@ -106,7 +107,7 @@ def fit_delta(data: Embedded, rows: np.ndarray, head: tuple[np.ndarray, np.ndarr
         shipped_row = weight0[tiles[j]]
         mean = emb[target == j].mean(axis=0)
         imprint = mean / max(np.linalg.norm(mean), 1e-9) * np.linalg.norm(shipped_row)
-        delta_w[j] = imprint - shipped_row
+        delta_w[j] = settings.blend * (imprint - shipped_row)
     start_w = delta_w.copy()
     onehot = np.eye(len(tiles), dtype=np.float32)[target]
     params = [delta_w, delta_b]
