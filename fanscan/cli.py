@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "fanscan.commands.photo",
     "fanscan.commands.batch",
     "fanscan.commands.calibrate",
+    "fanscan.commands.train",
 )
 
 

@@ -1,0 +1,64 @@
+"""`fanscan train classifier` on a small dataset: does fine-tuning beat the shipped model on its held-out part?
+
+    python benchmarks/train_classifier_small.py --json benchmarks/results/train_classifier_small.json
+
+The small dataset: the photos of the train split's sources that the shipped classifier held out for validation
+(`training.real_data.is_validation_source`, 8 % of the sources: the shipped model never trained on them), linked
+into a YOLO-layout folder. `fanscan train classifier` holds out a quarter of those sources again by name hash,
+fine-tunes on the rest and reports both models on the held-out quarter, crop for crop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from fanscan.training.real_data import is_validation_source, source_of  # noqa: E402
+from fanscan.vision.yolo_data import find_data_yaml, iter_split  # noqa: E402
+
+from benchmarks.results_file import write_json  # noqa: E402
+from fanscan.cli import main as fanscan_main  # noqa: E402
+
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "chinese-mahjong-v4" / "train"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--steps", type=int, default=400)
+    parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "train_classifier_small.json")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as folder:
+        small = Path(folder) / "small"
+        (small / "images").mkdir(parents=True)
+        (small / "labels").mkdir()
+        shutil.copy(find_data_yaml(args.data), small / "data.yaml")
+        photos = 0
+        for item in iter_split(args.data):
+            if is_validation_source(source_of(item.image_path), 0.08):
+                (small / "images" / item.image_path.name).symlink_to(item.image_path.resolve())
+                if item.label_path.exists():
+                    (small / "labels" / item.label_path.name).symlink_to(item.label_path.resolve())
+                photos += 1
+        out = Path(folder) / "run"
+        code = fanscan_main(["train", "classifier", "--data", str(small), "--out", str(out), "--steps",
+                             str(args.steps)])
+        if code != 0:
+            return code
+        import json
+
+        card = json.loads((out / "tile_classifier.json").read_text(encoding="utf-8"))
+    card.update(dataset=f"{photos} photos of the shipped classifier's validation sources of {args.data}",
+                model="(temporary; rebuild with this script)")
+    write_json(args.json, card)
+    print(f"json: {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
