@@ -78,6 +78,9 @@ def run(args: argparse.Namespace) -> int:
     if loo:
         print(f"leave-one-{loo['left_out']}-out accuracy {loo['accuracy']} with the profile, "
               f"{loo['accuracy_without_profile']} without ({loo['tested']} crops)")
+        if loo["accuracy"] is not None and loo["accuracy"] < loo["accuracy_without_profile"]:
+            print("warning: the profile reads the left-out calibration tiles worse than the shipped model does; "
+                  "more calibration photos a tile (or none) may serve better", file=sys.stderr)
     print(f"profile {profile.name!r} written to {out} in {seconds} s"
           + (f"; {missing} tile kinds had no calibration photo (the shipped model reads them)" if missing > 0 else ""))
     return 0
