@@ -55,3 +55,33 @@ def test_train_classifier_writes_model_and_card(tmp_path, capsys):
     tuned = TileClassifier(out / "tile_classifier.onnx")
     assert tuned.embedding_name == "embedding"  # a fine-tuned model takes set profiles too
     assert (out / "tile_classifier.md").read_text().count("held-out top-1") == 1
+
+
+def test_train_detector_keeps_the_shipped_metadata(tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from fanscan.vision.detect import TileDetector, default_detector
+
+    out = tmp_path / "det"
+    assert main(["train", "detector", "--data", str(MINI), "--out", str(out), "--steps", "1"]) == 0
+    card = json.loads((out / "tile_detector.json").read_text())
+    assert card["steps"] == 1 and card["held_out_boxes"] > 0
+    tuned, shipped = TileDetector(out / "tile_detector.onnx"), default_detector()
+    assert tuned.info == shipped.info  # threshold, box-size calibration, ... carried over
+
+
+def test_shipped_detector_weights_load_into_torch_exactly():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from fanscan import models
+    from fanscan.training.detector_net import TileNet
+    from fanscan.training.onnx_weights import load_onnx_weights
+    from fanscan.vision.detect import default_detector
+
+    x = np.random.default_rng(0).normal(0, 1, (1, 3, 128, 160)).astype(np.float32)
+    heat, ltrb = default_detector().session.run(None, {"image": x})
+    model = load_onnx_weights(TileNet(), models.model_path(models.DETECTOR), prefix="net.").eval()
+    with torch.no_grad():
+        got_heat, got_ltrb = model(torch.from_numpy(x))
+    np.testing.assert_allclose(torch.sigmoid(got_heat).numpy(), heat, atol=1e-4)
+    np.testing.assert_allclose(got_ltrb.numpy(), ltrb, atol=1e-3)

@@ -1,9 +1,8 @@
 """Fine-tune the shipped tile classifier on a labelled YOLO dataset (`fanscan train classifier`, torch on CPU).
 
-The shipped weights come out of the ONNX file itself: the export folded every batch norm into the convolution
-before it, so each convolution gets the folded weights and its batch norm becomes the identity plus the folded bias
-(exact). Batch norms stay frozen while fine-tuning (a few dozen photos give too small batches to re-estimate
-them), and so do the stem and the early blocks (`freeze_early_layers`).
+The shipped weights come out of the ONNX file itself (`onnx_weights`, exact). Batch norms stay frozen while
+fine-tuning (a few dozen photos give too small batches to re-estimate them), and so do the stem and the early
+blocks (`freeze_early_layers`).
 
 The dataset's photos are grouped by source (`real_data.source_of`: augmented copies of one photo share it) and a
 share of the sources, chosen by name hash, is held out; the card reports the shipped and the fine-tuned model on
@@ -29,9 +28,8 @@ from fanscan.training.classes import CLASSES
 from fanscan.training.classifier_train import INPUT_SPEC, Data, evaluate, make_batch
 from fanscan.training.export import export_onnx
 from fanscan.training.model import TileNet
+from fanscan.training.onnx_weights import freeze_batch_norms, load_onnx_weights
 from fanscan.training.real_data import PatchSet, extract_split
-from onnx import numpy_helper
-from torch import nn
 
 
 def held_out_sources(sources: list[str], fraction: float) -> set[str]:
@@ -42,54 +40,13 @@ def held_out_sources(sources: list[str], fraction: float) -> set[str]:
     return set(ranked[:max(1, math.ceil(fraction * len(sources)))])
 
 
-def _bn_of(conv_path: str) -> str:
-    """The batch norm that followed a convolution in `TileNet` (module path)."""
-    if conv_path.endswith(".conv1"):
-        return conv_path[:-len("conv1")] + "bn1"
-    if conv_path.endswith(".conv2"):
-        return conv_path[:-len("conv2")] + "bn2"
-    if conv_path.endswith(".0"):  # stem.0 -> stem.1, skip.0 -> skip.1
-        return conv_path[:-1] + "1"
-    raise ValueError(f"no batch norm known after {conv_path}")
-
-
 def load_shipped(model_path: Path) -> TileNet:
-    """A `TileNet` with the weights of an exported classifier ONNX (see the module doc)."""
+    """A `TileNet` with the weights of an exported classifier ONNX (see `onnx_weights`)."""
     proto = onnx.load(str(model_path))
-    weights = {t.name: numpy_helper.to_array(t) for t in proto.graph.initializer}
     classes = json.loads({p.key: p.value for p in proto.metadata_props}.get("classes", "[]"))
     if classes != CLASSES:
         raise FanscanError(f"{model_path}: its classes differ from this fanscan's ({len(classes)} vs {len(CLASSES)})")
-    model = TileNet(len(CLASSES))
-    modules = dict(model.named_modules())
-    loaded = 0
-    with torch.no_grad():
-        for node in proto.graph.node:
-            if node.op_type == "Conv":
-                path = _module_path(node.name)  # node names carry the module path
-                conv, bn = modules[path], modules[_bn_of(path)]
-                conv.weight.copy_(torch.from_numpy(weights[node.input[1]].copy()))
-                bn.weight.fill_(1.0)
-                bn.bias.copy_(torch.from_numpy(weights[node.input[2]].copy()))
-                bn.running_mean.zero_()
-                bn.running_var.fill_(1.0 - bn.eps)
-                loaded += 1
-            elif node.op_type == "Gemm":
-                model.head.weight.copy_(torch.from_numpy(weights[node.input[1]].copy()))
-                model.head.bias.copy_(torch.from_numpy(weights[node.input[2]].copy()))
-                loaded += 1
-    expected = sum(isinstance(m, nn.Conv2d) for m in model.modules()) + 1
-    if loaded != expected:
-        raise FanscanError(f"{model_path}: {loaded} layers found, {expected} expected: not the shipped network")
-    return model
-
-
-def _module_path(node_name: str) -> str:
-    """'/stages/stages.6/conv1/Conv' -> 'stages.6.conv1'; '/stem/stem.0/Conv' -> 'stem.0'."""
-    parts = node_name.strip("/").split("/")[:-1]
-    # Each container appears as its own name and then as a dotted child ('stages', 'stages.6'): keep the leaves.
-    kept = [p for i, p in enumerate(parts) if not (i + 1 < len(parts) and parts[i + 1].startswith(p + "."))]
-    return ".".join(kept)
+    return load_onnx_weights(TileNet(len(CLASSES)), model_path)
 
 
 TRAINED_BLOCKS = 3  # the last residual blocks that learn (with the head); the earlier ones keep the shipped weights
@@ -98,11 +55,7 @@ TRAINED_BLOCKS = 3  # the last residual blocks that learn (with the head); the e
 def freeze_early_layers(model: TileNet) -> None:
     """Batch norms frozen everywhere; stem and all but the last `TRAINED_BLOCKS` blocks frozen (a few dozen photos
     would otherwise wear away what the shipped model learnt from thousands, and its renders)."""
-    for module in model.modules():
-        if isinstance(module, nn.BatchNorm2d):
-            module.eval()
-            for parameter in module.parameters():
-                parameter.requires_grad_(False)
+    freeze_batch_norms(model)
     blocks = list(model.stages)
     for module in [model.stem, *blocks[:len(blocks) - TRAINED_BLOCKS]]:
         for parameter in module.parameters():
