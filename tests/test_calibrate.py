@@ -141,3 +141,43 @@ def test_photo_of_the_wrong_layout_is_refused(tmp_path, capsys):
     assert main(["calibrate", str(SAMPLES / "images" / "hand_001.jpg"), "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert "found 14 tiles in 1 rows" in err and "42 tiles in 5 rows" in err and not out.exists()
+
+
+def test_laid_out_photo_labels_each_tile_by_where_it_lies(tmp_path):
+    """42 clean tile pictures (cut from the sample photos, any kinds) pasted in the five rows: the detector finds
+    them and each gets the label of the place it lies in."""
+    import cv2
+    from fanscan.vision.detect import default_detector
+    from fanscan.vision.yolo_data import iter_split
+
+    from fanscan.calibration.sources import tiles_from_layout_photo
+
+    cuts = []
+    for item in iter_split(SAMPLES):
+        image = cv2.imread(str(item.image_path))
+        height, width = image.shape[:2]
+        for box in item.boxes:
+            x0, y0, x1, y1 = (round(v) for v in box.to_pixels(width, height))
+            cuts.append(image[max(0, y0):y1, max(0, x0):x1])
+    tile_h, gap, margin = 90, 24, 50
+    pictures = {}
+    for tile in (t for row in LAYOUT for t in row):
+        cut = cuts[(len(pictures) * 5) % len(cuts)]
+        pictures[tile] = cv2.resize(cut, (round(cut.shape[1] * tile_h / cut.shape[0]), tile_h))
+    # The rows fill the photo's width, as in a real calibration photo (the detector looks at a 384-px view).
+    width = max(sum(pictures[t].shape[1] + gap for t in row) for row in LAYOUT) + 2 * margin
+    canvas = np.full((len(LAYOUT) * (tile_h + 40) + 2 * margin, width, 3), (60, 110, 40), np.uint8)
+    boxes = {}
+    for r, row in enumerate(LAYOUT):
+        x, y = margin, margin + r * (tile_h + 40)
+        for tile in row:
+            canvas[y:y + tile_h, x:x + pictures[tile].shape[1]] = pictures[tile]
+            boxes[tile] = (x, y, x + pictures[tile].shape[1], y + tile_h)
+            x += pictures[tile].shape[1] + gap
+    photo = tmp_path / "layout.png"
+    cv2.imwrite(str(photo), canvas)
+    tiles = tiles_from_layout_photo(photo, default_detector(), TileClassifier())
+    assert sorted(t.tile for t in tiles) == sorted(boxes)
+    for tile in tiles:
+        x0, y0, x1, y1 = boxes[tile.tile]
+        assert x0 <= tile.centre[0] <= x1 and y0 <= tile.centre[1] <= y1, tile.tile

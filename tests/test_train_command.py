@@ -73,10 +73,11 @@ def test_train_detector_keeps_the_shipped_metadata(tmp_path):
 def test_shipped_detector_weights_load_into_torch_exactly():
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnx")
-    from fanscan import models
     from fanscan.training.detector_net import TileNet
     from fanscan.training.onnx_weights import load_onnx_weights
     from fanscan.vision.detect import default_detector
+
+    from fanscan import models
 
     x = np.random.default_rng(0).normal(0, 1, (1, 3, 128, 160)).astype(np.float32)
     heat, ltrb = default_detector().session.run(None, {"image": x})

@@ -54,6 +54,7 @@ class CalibrationTile:
     quad: np.ndarray  # (4, 2) float32 in context pixels, tl tr br bl
     tile: str
     photo: str
+    centre: tuple[float, float] = (0.0, 0.0)  # the tile's centre in the photo's (working) pixels
 
 
 def context_tile(image: np.ndarray, quad: np.ndarray, tile: str, photo: str) -> CalibrationTile:
@@ -72,7 +73,8 @@ def context_tile(image: np.ndarray, quad: np.ndarray, tile: str, photo: str) -> 
         size = (max(1, round(region.shape[1] * scale)), max(1, round(region.shape[0] * scale)))
         region = cv2.resize(region, size, interpolation=cv2.INTER_AREA)
     moved = (quad - np.array([left, top], np.float32)) * np.float32(scale)
-    return CalibrationTile(np.ascontiguousarray(region), moved.astype(np.float32), tile, photo)
+    centre = (float(quad[:, 0].mean()), float(quad[:, 1].mean()))
+    return CalibrationTile(np.ascontiguousarray(region), moved.astype(np.float32), tile, photo, centre)
 
 
 def _yolo_splits(folder: Path) -> list[Path]:

@@ -70,7 +70,8 @@ def read_photo(image: str, annotate: str | None = None, profile: str | None = No
     from fanscan.vision.pipeline import default_pipeline
 
     loaded = load_image(image)
-    proposal = default_pipeline(profile).propose(loaded)
+    pipeline = default_pipeline(profile) if profile else default_pipeline()
+    proposal = pipeline.propose(loaded)
     if annotate:
         from fanscan.vision.annotate import write_annotated
 
