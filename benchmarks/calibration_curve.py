@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import sys
 import tempfile
 import time
@@ -26,6 +27,7 @@ from collections import defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
 
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the fanscan CLI does (see fanscan/cli.py); before numpy loads
 import cv2
 import numpy as np
 
@@ -193,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     truth = [t for _, _, t in test]
     result = {"data": str(args.data), "construction": __doc__.split("\n\n")[2].replace("\n", " "),
               "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "onnxruntime_threads": 1, "test_crops": len(test),
+              "onnxruntime_threads": 1, "openblas_threads": os.environ["OPENBLAS_NUM_THREADS"], "test_crops": len(test),
               "calibration_candidates_per_kind": {k: [len(v), sum(c[3] for c in v)]
                                                   for k, v in sorted(candidates.items())},
               "without_profile": accuracy(shipped, crops, truth), "curve": []}

@@ -181,3 +181,17 @@ def test_laid_out_photo_labels_each_tile_by_where_it_lies(tmp_path):
     for tile in tiles:
         x0, y0, x1, y1 = boxes[tile.tile]
         assert x0 <= tile.centre[0] <= x1 and y0 <= tile.centre[1] <= y1, tile.tile
+
+
+def test_shipped_head_is_recovered_from_its_inputs_and_outputs():
+    import cv2
+    from fanscan.calibration.fit import shipped_head
+    from fanscan.vision.crops import crop_box
+
+    classifier = TileClassifier()
+    image = cv2.imread(str(SAMPLES / "images" / "hand_001.jpg"))
+    rng = np.random.default_rng(0)
+    boxes = [(x, y, x + rng.uniform(20, 60), y + rng.uniform(30, 80)) for x, y in rng.uniform(0, 500, (300, 2))]
+    logits, embeddings = classifier.logits_and_embeddings([crop_box(image, b, classifier.crop_spec) for b in boxes])
+    weight, bias = shipped_head(logits[:200], embeddings[:200])
+    np.testing.assert_allclose(embeddings[200:] @ weight.T + bias, logits[200:], atol=2e-3)

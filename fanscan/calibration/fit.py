@@ -89,7 +89,10 @@ def embed(classifier, tiles: Sequence[CalibrationTile], settings: FitSettings,
 def shipped_head(logits: np.ndarray, embeddings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The shipped head (W0, b0) from its own inputs and outputs: logits = embeddings @ W0.T + b0."""
     design = np.hstack([embeddings, np.ones((len(embeddings), 1))]).astype(np.float64)
-    solution, *_ = np.linalg.lstsq(design, logits.astype(np.float64), rcond=None)
+    gram = design.T @ design
+    # Normal equations (161 x 161) instead of a least-squares solve on all crops: 20x faster; the tiny ridge only
+    # settles embedding channels that are zero on every crop (their weight then does not matter here).
+    solution = np.linalg.solve(gram + 1e-6 * np.eye(len(gram)), design.T @ logits.astype(np.float64))
     return solution[:-1].T, solution[-1]
 
 
