@@ -22,10 +22,9 @@ from types import SimpleNamespace
 import numpy as np
 import onnx
 import torch
-import torch.nn.functional as F
 from fanscan.scoring.errors import FanscanError
 from fanscan.training.classes import CLASSES
-from fanscan.training.classifier_train import INPUT_SPEC, Data, evaluate, make_batch
+from fanscan.training.classifier_train import INPUT_SPEC, Data, evaluate, sampling_weights, train_step
 from fanscan.training.export import export_onnx
 from fanscan.training.model import TileNet
 from fanscan.training.onnx_weights import freeze_batch_norms, load_onnx_weights
@@ -74,10 +73,7 @@ def finetune(data_dir: Path, out_dir: Path, steps: int, base_model: Path, held_o
     train, val = patches.subset(~is_held), patches.subset(is_held)
     if not len(train):
         raise FanscanError(f"{data_dir}: every labelled tile is in the held-out part; add photos")
-    counts = np.bincount(train.labels, minlength=len(CLASSES)).astype(float)
-    weights = 1.0 / np.sqrt(np.maximum(counts[train.labels], 1.0))
-    weights = np.where(train.loose, weights * 0.3, weights)
-    data = Data(train, val if len(val) else PatchSet.empty(), weights / weights.sum())
+    data = Data(train, val if len(val) else PatchSet.empty(), sampling_weights(train, loose_weight=0.3))
     log(f"{len(train)} training crops from {len(patches.sources) - len(held)} sources, {len(val)} held out "
         f"from {len(held)} sources")
     model = load_shipped(base_model)
@@ -89,14 +85,9 @@ def finetune(data_dir: Path, out_dir: Path, steps: int, base_model: Path, held_o
     args = SimpleNamespace(seed=seed, batch=batch)
     started = time.time()
     for step in range(steps):
-        x, y = make_batch(data, step, args)
-        loss = F.cross_entropy(model(x), y, label_smoothing=0.05)
-        optimiser.zero_grad(set_to_none=True)
-        loss.backward()
-        optimiser.step()
-        schedule.step()
+        loss = train_step(model, optimiser, schedule, data, step, args)
         if (step + 1) % 50 == 0 or step + 1 == steps:
-            log(f"step {step + 1}/{steps} loss {loss.item():.4f}")
+            log(f"step {step + 1}/{steps} loss {loss:.4f}")
     after = evaluate(model, data.val)
     out_dir.mkdir(parents=True, exist_ok=True)
     model_out = out_dir / "tile_classifier.onnx"
