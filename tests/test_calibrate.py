@@ -185,8 +185,9 @@ def test_laid_out_photo_labels_each_tile_by_where_it_lies(tmp_path):
 
 def test_shipped_head_is_recovered_from_its_inputs_and_outputs():
     import cv2
-    from fanscan.calibration.fit import shipped_head
     from fanscan.vision.crops import crop_box
+
+    from fanscan.calibration.fit import shipped_head
 
     classifier = TileClassifier()
     image = cv2.imread(str(SAMPLES / "images" / "hand_001.jpg"))

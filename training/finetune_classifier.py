@@ -65,7 +65,10 @@ def finetune(data_dir: Path, out_dir: Path, steps: int, base_model: Path, held_o
              batch: int = 32, lr: float = 1e-4, seed: int = 0, log: Callable[[str], None] = print) -> dict:
     """Fine-tune, export `out_dir/tile_classifier.onnx`, write the card (`.md` and `.json`); returns the card."""
     torch.manual_seed(seed)
-    patches = extract_split(data_dir, seed=seed)
+    try:
+        patches = extract_split(data_dir, seed=seed)
+    except FanscanError as error:
+        raise FanscanError(f"{data_dir}: {error}") if str(data_dir) not in str(error) else error from None
     if not len(patches):
         raise FanscanError(f"{data_dir}: no labelled tiles to train on")
     held = held_out_sources(patches.sources, held_out_fraction)
