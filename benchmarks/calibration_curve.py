@@ -156,7 +156,7 @@ def artwork_curve(shipped: TileClassifier, data: Path, artwork: Path, photos: li
                      [cx + tile_w / 2, cy + tile_h / 2], [cx - tile_w / 2, cy + tile_h / 2]], np.float32)
     out = {"artwork": "gleitz-mit (MIT): one consistent art style, rendered by training.renders; the shipped "
                       "classifier was trained on renders of it among others",
-           "test_crops": len(test), "without_profile": accuracy(shipped, crops, truth), "curve": []}
+           "test_crops": len(test), "without_profile": accuracy(shipped, crops, truth)}
     for k in photos:
         calibration = [context_tile(renderer.render(t), quad, t, f"render-{j}") for j in range(k) for t in kinds]
         started = time.perf_counter()
@@ -181,27 +181,12 @@ def accuracy(classifier: TileClassifier, crops: np.ndarray, truth: list[str]) ->
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the train split (YOLO layout)")
-    parser.add_argument("--photos", default="1,2,4", help="calibration photos a tile to try (default 1,2,4)")
-    parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "calibration_curve.json")
-    parser.add_argument("--artwork", type=Path, default=ROOT.parent / "shared" / "artwork")
-    parser.add_argument("--keep-photos", type=Path, help="also write the composited layout photos here")
-    args = parser.parse_args(argv)
-    shipped = TileClassifier()
-    candidates, test = collect(args.data)
-    crops = np.stack([crop_box(cv2.imread(str(p), cv2.IMREAD_COLOR), box, shipped.crop_spec) for p, box, _ in test])
-    truth = [t for _, _, t in test]
-    result = {"data": str(args.data), "construction": __doc__.split("\n\n")[2].replace("\n", " "),
-              "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "onnxruntime_threads": 1, "openblas_threads": os.environ["OPENBLAS_NUM_THREADS"], "test_crops": len(test),
-              "calibration_candidates_per_kind": {k: [len(v), sum(c[3] for c in v)]
-                                                  for k, v in sorted(candidates.items())},
-              "without_profile": accuracy(shipped, crops, truth), "curve": []}
-    print(f"test: {len(test)} crops; without a profile {result['without_profile']}", flush=True)
+def source_curve(shipped: TileClassifier, candidates: dict[str, list[tuple]], crops: np.ndarray, truth: list[str],
+                 ks: list[int], recolour: bool = False, keep_photos: Path | None = None) -> list[dict]:
+    """Construction 1 (the module doc) for each k: composite, calibrate, read the test crops with the profile."""
     kinds = [t for row in LAYOUT for t in row]
-    for k in (int(v) for v in args.photos.split(",")):  # construction 1: held-out source photos
+    curve = []
+    for k in ks:
         chosen = {t: picks(candidates[t], k) for t in kinds}
         with tempfile.TemporaryDirectory() as folder:
             photos = []
@@ -213,14 +198,16 @@ def main(argv: list[str] | None = None) -> int:
                 rows = [[chosen[t][j] for t in row] for row in LAYOUT]
                 path = yolo / "images" / f"layout_{k}_{j + 1}.png"
                 image, boxes = composite(rows, seed=100 * k + j)
+                if recolour:
+                    image = image[..., ::-1].copy()
                 cv2.imwrite(str(path), image)
                 (yolo / "labels" / f"{path.stem}.txt").write_text(
                     "".join(f"{i} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}\n" for i, (cx, cy, w, h) in enumerate(boxes)),
                     encoding="utf-8")
                 photos.append(path)
-                if args.keep_photos:
-                    args.keep_photos.mkdir(parents=True, exist_ok=True)
-                    cv2.imwrite(str(args.keep_photos / path.name), image)
+                if keep_photos:
+                    keep_photos.mkdir(parents=True, exist_ok=True)
+                    cv2.imwrite(str(keep_photos / path.name), image)
             started = time.perf_counter()
             # The photo path (detector, rows, labels by position); where the detector does not find the 42 tiles
             # of a composite (its crops carry slivers of their neighbours), the composites' own boxes are used.
@@ -238,10 +225,41 @@ def main(argv: list[str] | None = None) -> int:
                  "distinct_calibration_sources": len({c[2] for t in kinds for c in chosen[t]}),
                  "build_seconds": round(build_seconds, 1), "leave_one_out": loo,
                  "with_profile": accuracy(calibrated, crops, truth)}
-        result["curve"].append(point)
-        print(f"{k} photo(s) a tile: with the profile {point['with_profile']}, built in {point['build_seconds']} s; "
-              f"leave-one-out {loo}", flush=True)
+        curve.append(point)
+        print(f"{'recoloured, ' if recolour else ''}{k} photo(s) a tile: with the profile {point['with_profile']}, "
+              f"built in {point['build_seconds']} s; leave-one-out {loo}", flush=True)
+    return curve
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the train split (YOLO layout)")
+    parser.add_argument("--photos", default="1,2,4", help="calibration photos a tile to try (default 1,2,4)")
+    parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "calibration_curve.json")
+    parser.add_argument("--artwork", type=Path, default=ROOT.parent / "shared" / "artwork")
+    parser.add_argument("--keep-photos", type=Path, help="also write the composited layout photos here")
+    args = parser.parse_args(argv)
+    shipped = TileClassifier()
+    candidates, test = collect(args.data)
+    crops = np.stack([crop_box(cv2.imread(str(p), cv2.IMREAD_COLOR), box, shipped.crop_spec) for p, box, _ in test])
+    truth = [t for _, _, t in test]
+    result = {"data": str(args.data), "construction": __doc__.split("\n\n")[2].replace("\n", " "),
+              "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+              "onnxruntime_threads": 1, "openblas_threads": os.environ["OPENBLAS_NUM_THREADS"], "test_crops": len(test),
+              "calibration_candidates_per_kind": {k: [len(v), sum(c[3] for c in v)]
+                                                  for k, v in sorted(candidates.items())},
+              "without_profile": accuracy(shipped, crops, truth)}
+    print(f"test: {len(test)} crops; without a profile {result['without_profile']}", flush=True)
     ks = [int(v) for v in args.photos.split(",")]
+    result["curve"] = source_curve(shipped, candidates, crops, truth, ks, keep_photos=args.keep_photos)
+    recoloured_crops = crops[..., ::-1].copy()
+    result["recoloured"] = {
+        "construction": "the same, with red and blue swapped in every calibration photo and test crop: a palette "
+                        "the training photos do not show (red characters turn blue, blue numerals red), as another "
+                        "maker's",
+        "without_profile": accuracy(shipped, recoloured_crops, truth),
+        "curve": source_curve(shipped, candidates, recoloured_crops, truth, ks, recolour=True)}
+    print(f"recoloured: without a profile {result['recoloured']['without_profile']}", flush=True)
     result["artwork_set"] = artwork_curve(shipped, args.data, args.artwork, ks, per_tile_test=12)
     write_json(args.json, result)
     print(f"json: {args.json}")
