@@ -196,3 +196,17 @@ def test_shipped_head_is_recovered_from_its_inputs_and_outputs():
     logits, embeddings = classifier.logits_and_embeddings([crop_box(image, b, classifier.crop_spec) for b in boxes])
     weight, bias = shipped_head(logits[:200], embeddings[:200])
     np.testing.assert_allclose(embeddings[200:] @ weight.T + bias, logits[200:], atol=2e-3)
+
+
+def test_leave_one_out_folds_are_photos_else_tiles():
+    from fanscan.calibration.fit import MAX_FOLDS, folds
+    from fanscan.calibration.sources import CalibrationTile
+
+    def tiles(photos: list[str]) -> list[CalibrationTile]:
+        return [CalibrationTile(np.zeros((4, 4, 3), np.uint8), np.zeros((4, 2), np.float32), "1m", p) for p in photos]
+
+    by_photo = folds(tiles(["a", "b", "a", "c", "b"]))
+    assert sorted(sorted(f.tolist()) for f in by_photo) == [[0, 2], [1, 4], [3]]
+    assert [f.tolist() for f in folds(tiles(["one"] * 3))] == [[0], [1], [2]]
+    many = folds(tiles([f"p{i:03d}" for i in range(MAX_FOLDS + 8)]))
+    assert len(many) == MAX_FOLDS and sorted(i for f in many for i in f.tolist()) == list(range(MAX_FOLDS + 8))

@@ -10,8 +10,9 @@
    imprinted head. `back` and `none` are not fitted (the shipped head keeps deciding them, see `vision.profile`).
 
 Leave-one-out: with tiles from several photos, each photo in turn is left out, the profile is fitted on the others
-and tested on the left-out photo's plain crops; with tiles from a single photo, each tile in turn (its kind is then
-unseen by the fit, so the figure is a floor). More than `MAX_FOLDS` photos or tiles are dealt into `MAX_FOLDS`
+and tested on the left-out photo's plain crops; with tiles from a single photo, each tile in turn. A left-out tile
+whose kind has no other calibration tile is read by a fit that never saw its kind (a floor), so the figure is also
+given over the left-out tiles whose kind the fit saw. More than `MAX_FOLDS` photos or tiles are dealt into `MAX_FOLDS`
 folds.
 """
 
@@ -158,23 +159,34 @@ def folds(tiles: Sequence[CalibrationTile]) -> list[np.ndarray]:
 
 def leave_one_out(data: Embedded, tiles: Sequence[CalibrationTile], head, classes: tuple[str, ...],
                   settings: FitSettings) -> dict:
-    """Accuracy of the profile on plain crops it was not fitted on (see the module doc), and without any profile."""
+    """Accuracy of the profile on plain crops it was not fitted on (see the module doc), and without any profile;
+    also over only the left-out crops whose kind the fit still saw (`*_seen_kinds`): with one calibration tile a
+    kind there are none, and the overall figure is a floor."""
     right = shipped_right = total = 0
-    view_number = np.arange(len(data.labels)) - data.plain[data.tile_index]  # 0 = the plain crop
+    seen = seen_right = seen_shipped_right = 0
     zero = (np.zeros((len(classes), data.embeddings.shape[1])), np.zeros(len(classes)))
+    view_number = np.arange(len(data.labels)) - data.plain[data.tile_index]  # 0 = the plain crop
     for held_out in folds(tiles):
         rows = np.flatnonzero(~np.isin(data.tile_index, held_out) & (view_number <= settings.loo_views))
         if not len(rows):
             continue
         delta = fit_delta(data, rows, head, classes, settings, settings.loo_steps)
         truth = data.labels[data.plain[held_out]]
-        right += int((predict_plain(data, held_out, delta, classes) == truth).sum())
-        shipped_right += int((predict_plain(data, held_out, zero, classes) == truth).sum())
-        total += len(held_out)
+        with_profile = predict_plain(data, held_out, delta, classes) == truth
+        without = predict_plain(data, held_out, zero, classes) == truth
+        known = np.isin(truth, data.labels[rows])
+        right, shipped_right, total = right + int(with_profile.sum()), shipped_right + int(without.sum()), \
+            total + len(held_out)
+        seen += int(known.sum())
+        seen_right += int(with_profile[known].sum())
+        seen_shipped_right += int(without[known].sum())
     unit = "photo" if len({t.photo for t in tiles}) > 1 else "tile"
     return {"accuracy": round(right / total, 4) if total else None,
             "accuracy_without_profile": round(shipped_right / total, 4) if total else None,
-            "tested": total, "left_out": unit, "folds": len(folds(tiles))}
+            "tested": total, "left_out": unit, "folds": len(folds(tiles)),
+            "accuracy_seen_kinds": round(seen_right / seen, 4) if seen else None,
+            "accuracy_seen_kinds_without_profile": round(seen_shipped_right / seen, 4) if seen else None,
+            "tested_seen_kinds": seen}
 
 
 def fit_profile(classifier, tiles: Sequence[CalibrationTile], settings: FitSettings = FitSettings(),

@@ -78,9 +78,15 @@ def run(args: argparse.Namespace) -> int:
     if loo:
         print(f"leave-one-{loo['left_out']}-out accuracy {loo['accuracy']} with the profile, "
               f"{loo['accuracy_without_profile']} without ({loo['tested']} crops)")
-        if loo["accuracy"] is not None and loo["accuracy"] < loo["accuracy_without_profile"]:
-            print("warning: the profile reads the left-out calibration tiles worse than the shipped model does; "
-                  "more calibration photos a tile (or none) may serve better", file=sys.stderr)
+        if loo["tested_seen_kinds"]:
+            print(f"  on the {loo['tested_seen_kinds']} left-out tiles whose kind the fit still saw: "
+                  f"{loo['accuracy_seen_kinds']} with, {loo['accuracy_seen_kinds_without_profile']} without")
+            if loo["accuracy_seen_kinds"] < loo["accuracy_seen_kinds_without_profile"]:
+                print("warning: the profile reads left-out calibration tiles worse than the shipped model does; "
+                      "more calibration photos a tile (or none) may serve better", file=sys.stderr)
+        else:
+            print("  (one calibration tile a kind: each left-out tile's kind was unseen by the fit, so this is a "
+                  "floor; two photos a tile give a real figure)")
     print(f"profile {profile.name!r} written to {out} in {seconds} s"
           + (f"; {missing} tile kinds had no calibration photo (the shipped model reads them)" if missing > 0 else ""))
     return 0
