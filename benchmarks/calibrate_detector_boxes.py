@@ -22,15 +22,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from fanscan.vision.detect import TileDetector  # noqa: E402
-from fanscan.vision.detection_metrics import match  # noqa: E402
-from fanscan.vision.load import load_image  # noqa: E402
-from fanscan.vision.yolo_data import iter_split  # noqa: E402
-
-from benchmarks.results_file import write_json  # noqa: E402
+from fanscan.vision.detect import TileDetector
+from fanscan.vision.detection_metrics import match
+from fanscan.vision.load import load_image
+from fanscan.vision.yolo_data import iter_split
+from results_file import write_json
 
 
 def grid_values(start: float, stop: float, step: float) -> list[float]:

@@ -1,6 +1,6 @@
 """Classifier inference speed: median milliseconds per crop when classifying batches of 14 (one hand).
 
-    python -m benchmarks.classifier_speed [--model PATH] [--batch 14] [--repeat 200] [--threads N] [--json OUT]
+    python benchmarks/classifier_speed.py [--model PATH] [--batch 14] [--repeat 200] [--threads N] [--json OUT]
 
 Times `TileClassifier.classify` end to end (normalisation, onnxruntime, softmax, top-k) on fixed random crops of the
 model's input size. Target: <= 1 ms per crop at batch 14.
@@ -16,14 +16,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-# Run as `python benchmarks/<script>.py`: the project root must come before this folder, whose scoring.py
-# would otherwise shadow the `scoring` package.
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from fanscan.vision.classify import DEFAULT_MODEL, TileClassifier  # noqa: E402
-
-from benchmarks.results_file import write_json  # noqa: E402
+from fanscan.vision.classify import DEFAULT_MODEL, TileClassifier
+from results_file import write_json
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,15 +21,11 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from fanscan.training import detector_data as dd  # noqa: E402
-from fanscan.vision.detect import TileDetector  # noqa: E402
-from fanscan.vision.detection_metrics import match  # noqa: E402
-from fanscan.vision.yolo_data import iter_split  # noqa: E402
-
-from benchmarks.results_file import write_json  # noqa: E402
+from fanscan.training import detector_data as dd
+from fanscan.vision.detect import TileDetector
+from fanscan.vision.detection_metrics import match
+from fanscan.vision.yolo_data import iter_split
+from results_file import ROOT, write_json
 
 DEFAULT_ARTWORK = ROOT.parent / "shared" / "artwork" / "fluffystuff-cc0"
 

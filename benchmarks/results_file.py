@@ -1,14 +1,18 @@
 """Where and how a benchmark writes its result: JSON, UTF-8, parent folders made, a final newline.
 
-Every script in this folder imports it after putting the repository root first on `sys.path` (a script's own folder
-holds `scoring.py`, which would shadow the package of that name).
+The scripts in this folder run as `python benchmarks/NAME.py` (from any directory, with fanscan installed): Python
+puts the script's own folder first on `sys.path`, so they import this module and each other as plain siblings
+(`from results_file import write_json`). Nothing patches `sys.path`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def write_json(path: str | Path, data: Any, indent: int = 2) -> Path:
@@ -17,3 +21,9 @@ def write_json(path: str | Path, data: Any, indent: int = 2) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=indent, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
+
+
+def shown_path(path: str | Path) -> str:
+    """A path as the README writes it: relative to the repository root (`../shared/data/...`), so that result files
+    do not depend on where the checkout lies."""
+    return os.path.relpath(os.path.abspath(path), ROOT)

@@ -24,12 +24,10 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-from fanscan.scoring.random_hands import random_hand_strings  # noqa: E402
+from fanscan.scoring.random_hands import random_hand_strings
+from results_file import ROOT, write_json
 
-from benchmarks.results_file import write_json  # noqa: E402
-from fanscan import scoring  # noqa: E402
+from fanscan import scoring
 
 
 def _stats(ns: list[int]) -> dict[str, float]:

@@ -3,7 +3,7 @@
     python benchmarks/train_classifier_small.py --json benchmarks/results/train_classifier_small.json
 
 The small dataset: the photos of the train split's sources that the shipped classifier held out for validation
-(`training.real_data.is_validation_source`, 8 % of the sources: the shipped model never trained on them), linked
+(`calibration_curve.shipped_validation_source`: the shipped model never trained on them), linked
 into a YOLO-layout folder. `fanscan train classifier` holds out a quarter of those sources again by name hash,
 fine-tunes on the rest and reports both models on the held-out quarter, crop for crop.
 """
@@ -18,10 +18,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from fanscan.training.real_data import is_validation_source, source_of  # noqa: E402
+from calibration_curve import shipped_validation_source  # noqa: E402
+from fanscan.vision.splits import source_of  # noqa: E402
 from fanscan.vision.yolo_data import find_data_yaml, iter_split  # noqa: E402
+from results_file import write_json  # noqa: E402
 
-from benchmarks.results_file import write_json  # noqa: E402
 from fanscan.cli import main as fanscan_main  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "chinese-mahjong-v4" / "train"
@@ -40,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.copy(find_data_yaml(args.data), small / "data.yaml")
         photos = 0
         for item in iter_split(args.data):
-            if is_validation_source(source_of(item.image_path), 0.08):
+            if shipped_validation_source(source_of(item.image_path)):
                 (small / "images" / item.image_path.name).symlink_to(item.image_path.resolve())
                 if item.label_path.exists():
                     (small / "labels" / item.label_path.name).symlink_to(item.label_path.resolve())

@@ -23,13 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import cv2
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from fanscan.vision.detect import TileDetector  # noqa: E402
-from fanscan.vision.load import load_image  # noqa: E402
-
-from benchmarks.results_file import write_json  # noqa: E402
+from fanscan.vision.detect import TileDetector
+from fanscan.vision.load import load_image
+from results_file import ROOT, write_json
 
 DEFAULT_PHOTO = ROOT.parent / "shared" / "data" / "chinese-mahjong-v4" / "test" / "images"
 FALLBACK_PHOTO = ROOT / "tests" / "data" / "mini_yolo" / "train" / "images"
@@ -74,6 +70,11 @@ def stage_times(path: Path, detector: TileDetector, classifier, repeat: int) -> 
     result["detect_ms"] = median_ms(lambda: detector.detect(image), repeat)
     tiles = detector.detect(image)
     result["tiles"] = len(tiles)
+    # The squeezed-photo search (vision.aspect) on this first pass: a check only, unless the photo looks squeezed.
+    from fanscan.vision.aspect import unsqueeze
+
+    result["aspect_search_ms"] = median_ms(lambda: unsqueeze(image, detector.detect, tiles), repeat)
+    result["aspect_fix_chosen"] = unsqueeze(image, detector.detect, tiles)[1].changed
     total = result["load_ms"] + result["detect_ms"]
     if classifier is not None and tiles:
         from fanscan.vision.crops import DEFAULT_SPEC, crop_tiles
@@ -93,7 +94,10 @@ def stage_times(path: Path, detector: TileDetector, classifier, repeat: int) -> 
         from fanscan.vision.pipeline import Pipeline
 
         pipeline = Pipeline(detector, classifier)
+        without_search = Pipeline(detector, classifier, aspect_search=False)
         result["photo_to_proposal_ms"] = median_ms(lambda: pipeline.propose(path), repeat)
+        # The same without the squeezed-photo search (vision.aspect), timed right after: what the search costs.
+        result["photo_to_proposal_without_aspect_search_ms"] = median_ms(lambda: without_search.propose(path), repeat)
         result["proposal_ratio_to_decode_only"] = round(result["photo_to_proposal_ms"] / result["decode_only_ms"], 2)
     return result
 

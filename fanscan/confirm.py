@@ -15,9 +15,9 @@ from fanscan.scoring import Hand, WinContext, parse_hand
 from fanscan.scoring.errors import FanscanError
 from fanscan.scoring.hand import check_context_fields
 from fanscan.scoring.tiles import INDEX, N_KINDS
+from fanscan.vision.group import LOW_CONFIDENCE
 from fanscan.vision.proposal import DROPPED, UNUSED, WINNING, HandProposal, revise
 
-LOW_CONFIDENCE = 0.8
 # Runner-up readings less likely than this (relative to the proposal) are not worth the user's attention.
 SHOW_ALTERNATIVES_ABOVE = 0.02
 _YES = {"y", "yes", "ok", "accept"}
@@ -181,6 +181,8 @@ def _wind(prompter: Prompter, question: str, default: str) -> str:
 
 def with_winning_tile(hand: Hand, tile: str) -> Hand:
     """The same tiles with `tile` as the winning tile (it must be one of the standing tiles or the winning tile)."""
+    if tile not in INDEX or INDEX[tile] >= N_KINDS:
+        raise FanscanError(f"{tile!r} is not a tile id (e.g. 5m, 7p, 1s, E, C)")
     concealed = hand.concealed_tiles()
     if tile not in concealed:
         raise FanscanError(f"{tile} is not among the hand's standing tiles ({' '.join(concealed)})")
@@ -196,8 +198,6 @@ def ask_context(hand: Hand, defaults: WinContext, prompter: Prompter, ask_winnin
         while True:
             tile = prompter.ask("Winning tile (the tile that completed the hand)", hand.winning_tile)
             try:
-                if tile not in INDEX or INDEX[tile] >= N_KINDS:
-                    raise FanscanError(f"{tile!r} is not a tile id (e.g. 5m, 7p, 1s, E, C)")
                 hand = with_winning_tile(hand, tile)
                 break
             except FanscanError as error:
@@ -207,9 +207,9 @@ def ask_context(hand: Hand, defaults: WinContext, prompter: Prompter, ask_winnin
     prevalent = _wind(prompter, "Prevalent (round) wind", defaults.prevalent_wind)
     default_flowers = "".join(defaults.flowers) or (str(defaults.flower_count) if defaults.flower_count else "-")
     while True:
-        try:
-            flowers, flower_count = parse_flowers(prompter.ask("Flowers (letters a-h or a number; - for none)",
-                                                               default_flowers))
+        answer = prompter.ask("Flowers (letters a-h or a number; - for none)", default_flowers)
+        try:  # only a wrong answer is asked again: the end of input (from `ask`) ends the questions
+            flowers, flower_count = parse_flowers(answer)
             break
         except FanscanError as error:
             prompter.say(f"  {error}")

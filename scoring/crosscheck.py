@@ -1,8 +1,9 @@
 """Comparing fanscan with the Chinese 1998 reference engines (gb-mahjong fixtures, PyPI `pymahjonggb`).
 
-RULES.md names the only places where the rulings differ from those engines; `classify_difference` sorts a
-difference into one of them or reports it as unexplained. Used by the tests and `benchmarks/differential.py`;
-`pymahjonggb` itself is optional (extra `diff`) and imported only by `reference_score`.
+Under the MCR variant "mil" (`mcr.MIL`: the Green Book / MIL values the reference engines use) fanscan must agree
+with them: the same fans and total, or - where a hand can be read in several ways of equal value - the same total
+with the reference's fan list being one of fanscan's own `alternatives`. `compare` says which; there is no list
+of excused differences. `pymahjonggb` itself is optional (extra `diff`) and imported only by `reference_score`.
 """
 
 from __future__ import annotations
@@ -11,64 +12,34 @@ from collections import Counter
 
 from .hand import Hand, WinContext
 from .mcr import FANS
+from .score import Score
 from .tiles import INDEX, WINDS
 
-#: fan ids the kong chart of seed 003 governs
-KONG_CHART_FANS = frozenset({
-    "melded_kong", "concealed_kong", "two_melded_kongs", "mixed_kongs", "two_concealed_kongs", "three_kongs",
-    "four_kongs", "two_concealed_pungs", "three_concealed_pungs", "four_concealed_pungs", "all_pungs",
-})
 #: GB-Mahjong fixture code (FAN_XXX without prefix) -> fan id
 CODE_TO_ID = {f.code: f.id for f in FANS}
 #: Chinese name -> fan id (pymahjonggb reports Chinese names)
 ZH_TO_ID = {f.name_zh: f.id for f in FANS}
-VALUES = {f.id: f.value for f in FANS}
 
-EXPLAINED = {
-    "two_concealed_kongs_6_vs_8": "Two Concealed Kongs is 8 here (seed 001), 6 in the Chinese 1998 list",
-    "mixed_kongs_5_vs_6": "one melded + one concealed kong: Mixed Kongs 6 here (seed-003 chart), 明暗杠 5 there",
-    "kong_chart_3_or_more": "three or more kongs: the seed-003 chart here, the MIL rule there",
-    "tie_break_equal_total": "same total, another arrangement or pairing of 1-fan set fans chosen among equals "
-                             "(RULES.md: ties broken deterministically, equal alternatives reported)",
-}
+#: What `compare` returns
+SAME = "same"
+EQUAL_TOTAL_TIE = "equal_total_tie"
+DIFFERENT = "different"
 
 
-def classify_difference(hand: Hand, ours: Counter, theirs: Counter, ours_total: int | None = None,
-                        theirs_total: int | None = None, alternatives: list[Counter] | tuple = ()) -> str | None:
-    """None when both agree; else the RULES.md category that explains the difference, or "unexplained".
+def fan_counts(result: Score) -> Counter:
+    return Counter({f.id: f.count for f in result.fans})
 
-    Categories (EXPLAINED): the value of Two Concealed Kongs (8 here, 6 there) or of one melded + one concealed
-    kong (Mixed Kongs 6 here, 明暗杠 5 there); three or more kongs (the chart here, differences only among the
-    kong and concealed-pung fans); and ties - the same total once those values are allowed for, the reference
-    having picked another arrangement (one of our `alternatives`) or another pairing of the 1-fan set fans."""
-    if ours == theirs and (ours_total is None or ours_total == theirs_total):
-        return None
-    mk = sum(1 for m in hand.melds if m.kind == "kong" and not m.concealed)
-    ck = sum(1 for m in hand.melds if m.kind == "kong" and m.concealed)
-    diff = set((ours - theirs) + (theirs - ours))
-    value_category = None  # the RULES.md value difference this hand carries, and its size
-    delta = 0
-    if mk + ck == 2 and ck == 2 and "two_concealed_kongs" in ours:
-        value_category, delta = "two_concealed_kongs_6_vs_8", 2
-    elif mk == 1 and ck == 1 and "mixed_kongs" in ours:
-        value_category, delta = "mixed_kongs_5_vs_6", 1
-    totals = ours_total is not None and theirs_total is not None
-    if ours == theirs:  # same fans, another total: a value difference
-        if value_category and totals and ours_total - theirs_total == delta:
-            return value_category
-        if mk + ck >= 3 and totals:
-            return "kong_chart_3_or_more"
-        return "unexplained"
-    if totals and ours_total - theirs_total == delta:
-        # the same total (allowing for the kong values): a tie the two engines break differently
-        if any(alt == theirs for alt in alternatives):
-            return "tie_break_equal_total"
-        pair_fans = {"pure_double_chow", "mixed_double_chow", "short_straight", "two_terminal_chows"}
-        if diff <= pair_fans:
-            return "tie_break_equal_total"
-    if mk + ck >= 3 and diff <= KONG_CHART_FANS:
-        return "kong_chart_3_or_more"
-    return "unexplained"
+
+def compare(ours: Score, theirs: Counter, theirs_total: int) -> str:
+    """SAME: the same fans and total. EQUAL_TOTAL_TIE: the same total, and the reference's fans are those of one
+    of our equal-total `alternatives` (another reading of the hand, which we report too). DIFFERENT otherwise."""
+    if ours.total != theirs_total:
+        return DIFFERENT
+    if fan_counts(ours) == theirs:
+        return SAME
+    if any(Counter({f.id: f.count for f in alt.fans}) == theirs for alt in ours.alternatives):
+        return EQUAL_TOTAL_TIE
+    return DIFFERENT
 
 
 # --- pymahjonggb (optional) --------------------------------------------------------------------------------
@@ -137,5 +108,5 @@ def reference_is_winning(hand: Hand) -> bool:
 _REF_ALIASES = {"独听・边张": "edge_wait", "独听・嵌张": "closed_wait", "独听・单钓": "pair_wait",
                 "嵌张": "closed_wait", "单钓": "pair_wait"}
 
-__all__ = ["CODE_TO_ID", "EXPLAINED", "INDEX", "classify_difference", "reference_args", "reference_is_winning",
-           "reference_score"]
+__all__ = ["CODE_TO_ID", "DIFFERENT", "EQUAL_TOTAL_TIE", "INDEX", "SAME", "compare", "fan_counts", "reference_args",
+           "reference_is_winning", "reference_score"]

@@ -86,6 +86,12 @@ class RuleSet:
     dropped_heading: str = "not counted (non-repeat)"
     dropped_by: str = "implied by"
     drops: str = "implies"
+    # Named variants of one rule set (MCR: the seed's rulings or the Green Book / MIL values): `variant` names this
+    # table's, `variants` lists the names (the first is the default), `with_variant(name or config)` gives the
+    # table of another. None / () for a rule set without variants.
+    variant: str | None = None
+    variants: tuple[str, ...] = ()
+    with_variant: Callable[[Any], RuleSet] | None = None
 
     def fan(self, fan_id: str) -> Fan:
         return self._by_id[fan_id]
@@ -132,10 +138,16 @@ def register_rule_set(rules: RuleSet) -> RuleSet:
     return rules
 
 
-def get_rule_set(name: str) -> RuleSet:
+def get_rule_set(name: str, variant: Any = None) -> RuleSet:
+    """A registered rule set, in its default variant or the one named (or configured) by `variant`."""
     if name not in RULE_SETS:
         raise FanscanError(f"unknown rule set {name!r}; known: {', '.join(sorted(RULE_SETS))}")
-    return RULE_SETS[name]
+    rules = RULE_SETS[name]
+    if variant is None or variant == rules.variant:
+        return rules
+    if rules.with_variant is None:
+        raise FanscanError(f"rule set {name} has no variants (asked for {getattr(variant, 'name', variant)!r})")
+    return rules.with_variant(variant)
 
 
 class HandInfo:
@@ -352,13 +364,15 @@ def evaluate(rules: RuleSet, view: View) -> Evaluation:
         for j in fan.implies:
             if j not in implied:
                 implied[j] = fan.id
-    # Exclusions among a fan's own sets (non-separation), recorded by the rule set's prepare step as
-    # (fan id, tiles, excluding fan id): shown when the excluding fan scored.
+    # Exclusions among a fan's own sets (non-separation), recorded by the rule set's predicates as (fan id, tiles,
+    # excluding fan id, or a tuple of candidates of which the first that scored excludes): shown when it scored.
     within = view.cache.get("excluded_within")
     if within:
         scored = {sf.fan.id for sf in fans}
         merged: dict[tuple[str, str], list] = {}
         for fid, tiles, by in within:
+            if not isinstance(by, str):
+                by = next((b for b in by if b in scored), None)
             if by in scored:
                 merged.setdefault((fid, by), []).append(tiles)
         excluded.extend((rules.fan(fid), tuple(ev), by) for (fid, by), ev in merged.items())

@@ -1,7 +1,9 @@
-"""The one exception type for errors a user can cause (bad hand string, impossible context, bad file, ...).
+"""The one exception type for errors a user can cause, defined here because scoring is the lowest layer that raises it.
 
-Every layer raises it with a message that says what is wrong and where; the CLI prints the message on one line
-and exits non-zero. Programming errors stay ordinary exceptions.
+Scoring raises it for a malformed hand string or an impossible hand or context; the layers above (vision for a bad
+photo, model or dataset, the CLI for a bad argument) raise the same type with their own messages, and own no error
+kinds of their own down here. Every message says what is wrong and where; the CLI prints it on one line and exits
+with status 2. Programming errors stay ordinary exceptions.
 """
 
 

@@ -225,8 +225,17 @@ class Hand:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Hand:
+        """The hand from its JSON form: `to_dict()`'s object (melds, standing, winning_tile, context), or the JSON
+        of a score (`Score.to_dict()`, `fanscan score --json`): its `hand` string with its `context` object, which
+        also holds what the notation cannot write (the HK-only flags)."""
         if not isinstance(data, dict):
             raise FanscanError("a hand must be a JSON object with melds, standing, winning_tile")
+        if isinstance(data.get("hand"), str):
+            from .notation import parse_hand  # local: notation imports this module
+
+            hand = parse_hand(data["hand"])
+            ctx = data.get("context")
+            return hand.with_context(WinContext.from_dict(ctx)) if ctx else hand
         melds = tuple(Meld.from_dict(m) for m in data.get("melds") or ())
         standing = tuple(data.get("standing") or ())
         for t in standing:

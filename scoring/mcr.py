@@ -7,16 +7,21 @@ One row per fan in `FANS`. Rulings (RULES.md and scoring/RULINGS.md):
   predicates and listed in `within`;
 - the set-combination fans follow non-separation, non-identical and account-once (`_combine`), and record the
   pair fans a combination fan's own sets would make as excluded by it (`view.cache["excluded_within"]`);
-- kongs and concealed pungs follow the seed-003 chart (`_kong_fan`, `_kong_predicate`, `_concealed_pungs`).
+- kongs and concealed pungs follow the seed-003 chart (`_seed_kong_series`), or under the variant "mil" the Green
+  Book / MIL values and series of the reference engines (`_mil_kong_series`); `MCRVariant` is that option.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import lru_cache, partial
 from itertools import combinations
 from typing import Any
 
 from .decomposition import CHOW, HONORS_KNITTED, KNITTED_STRAIGHT, SEVEN_PAIRS, STANDARD
+from .disjoint_sets import DisjointSets
 from .engine import Fan, RuleSet, View, register_rule_set
+from .errors import FanscanError
 from .hand import WinContext
 from .patterns import (
     WHOLE,
@@ -131,14 +136,19 @@ def _pung4(p: list[int]) -> str | None:
     return None
 
 
-def _within(idx, items: list[int], two, tiles, by: str, record: list | None) -> None:
-    """Record the pair fans among a combination fan's own sets: excluded by it (non-separation)."""
+def _none(*_sets: int) -> None:
+    return None
+
+
+def _within(idx, items: list[int], two, three, tiles, order: tuple[str, ...], by: str, record: list | None) -> None:
+    """Record the fans a combination fan's own sets would have scored without it - excluded by it (non-separation):
+    for a three-set fan its pairs as a forest (Pure Triple Chow: Pure Double Chow x2, not x3), for a four-set fan
+    the best three-set fan and pair (Quadruple Chow: Pure Triple Chow and Pure Double Chow)."""
     if record is None:
         return
-    for i, j in combinations(idx, 2):
-        g = two(items[i], items[j])
-        if g:
-            record.append((g, tiles(items[i]) + tiles(items[j]), by))
+    own = [items[i] for i in idx]
+    for fan_id, evidence in _combine(own, two, three if len(own) == 4 else _none, _none, tiles, order).items():
+        record.extend((fan_id, tiles_, by) for tiles_ in evidence)
 
 
 def _combine(items: list[int], two, three, four, tiles, order: tuple[str, ...],
@@ -155,7 +165,7 @@ def _combine(items: list[int], two, three, four, tiles, order: tuple[str, ...],
         f = four(items)
         if f:
             out[f] = [tuple(x for t in items for x in tiles(t))]
-            _within(range(4), items, two, tiles, f, record)
+            _within(range(4), items, two, three, tiles, order, f, record)
             return out
     if n >= 3:
         best = None
@@ -175,7 +185,7 @@ def _combine(items: list[int], two, three, four, tiles, order: tuple[str, ...],
         if best:
             _, f, trio, extra = best
             out[f] = [tuple(x for i in trio for x in tiles(items[i]))]
-            _within(trio, items, two, tiles, f, record)
+            _within(trio, items, two, three, tiles, order, f, record)
             if extra:
                 out[extra[0]] = [tiles(items[extra[1]]) + tiles(items[extra[2]])]
             return out
@@ -185,24 +195,17 @@ def _combine(items: list[int], two, three, four, tiles, order: tuple[str, ...],
         if g:
             edges.append((order.index(g), i, j, g))
     edges.sort()
-    parent = list(range(n))
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            x = parent[x]
-        return x
-
+    groups = DisjointSets(n)
     for _, i, j, g in edges:
-        ri, rj = root(i), root(j)
-        if ri != rj:
-            parent[ri] = rj
+        if groups.union(i, j):
             out.setdefault(g, []).append(tiles(items[i]) + tiles(items[j]))
     return out
 
 
-def _prepare(v: View) -> None:
+def _prepare(v: View, variant: MCRVariant) -> None:
     """Per-arrangement MCR facts the predicates share."""
     c = v.cache
+    c["kong_series"] = _KONG_SERIES[variant.kong_series](v)
     if v.form in BASIC_FORMS:
         within: list = []
         c["excluded_within"] = within
@@ -296,24 +299,44 @@ def _wind_of(name: str):
 
 def _pung_of_terminals(v: View):
     """Pungs of terminals or honours that no honour fan has used: dragon pungs always score a dragon fan, wind
-    pungs score Prevalent/Seat Wind or, three or more, a wind family fan (their own pungs only, RULES.md)."""
+    pungs score Prevalent/Seat Wind or, three or more, a wind family fan (their own pungs only, RULES.md). The
+    honour pungs left out are recorded as excluded by the honour fan that takes them (the first of the candidates
+    that scores), and Nine Gates takes one pung of terminals (score_definition.xml: 幺九刻×1)."""
     ctx = v.info.ctx
     winds = wind_pungs(v)
-    used = {FIRST_HONOR + WINDS.index(ctx.prevalent_wind), FIRST_HONOR + WINDS.index(ctx.seat_wind)}
+    prevalent = FIRST_HONOR + WINDS.index(ctx.prevalent_wind)
+    seat = FIRST_HONOR + WINDS.index(ctx.seat_wind)
+    record = v.cache.setdefault("excluded_within", [])
     out = []
     for t in v.pungs:
-        if t in TERMINALS or (FIRST_HONOR <= t < FIRST_DRAGON and len(winds) < 3 and t not in used):
+        if t in TERMINALS:
+            out.append(pung_tiles(v, t))
+        elif t >= FIRST_DRAGON:
+            record.append(("pung_of_terminals", pung_tiles(v, t), _DRAGON_FANS))
+        elif len(winds) >= 3:
+            record.append(("pung_of_terminals", pung_tiles(v, t), _WIND_FAMILY_FANS))
+        elif t in (prevalent, seat):
+            record.append(("pung_of_terminals", pung_tiles(v, t),
+                           tuple(f for f, w in (("prevalent_wind", prevalent), ("seat_wind", seat)) if w == t)))
+        elif t >= FIRST_HONOR:
             out.append(pung_tiles(v, t))
     if out and _nine_gates(v):
-        out = out[1:]  # Nine Gates implies one pung of terminals (score_definition.xml)
+        record.append(("pung_of_terminals", out[0], "nine_gates"))
+        out = out[1:]
     return tuple(out)
 
 
+# The honour fans that take an honour pung from Pung of Terminals, tightest first.
+_DRAGON_FANS = ("big_three_dragons", "little_three_dragons", "two_dragon_pungs", "dragon_pung")
+_WIND_FAMILY_FANS = ("big_four_winds", "little_four_winds", "big_three_winds")
+
+
 # ---------------------------------------------------------------------------------------------------------------
-# Kongs and concealed pungs: the seed-003 chart (RULES.md)
+# Kongs and concealed pungs: the seed-003 chart (RULES.md), or the Green Book / MIL series (variant "mil")
 
 
 def _kong_fan(v: View) -> str | None:
+    """The kong fan of one or two kongs (both variants; only the values differ)."""
     mk, ck = v.info.melded_kongs, v.info.concealed_kongs
     k = mk + ck
     if k == 1:
@@ -328,35 +351,49 @@ def _kong_tiles(v: View, concealed: bool | None = None) -> tuple[int, ...]:
                  for x in (t,) * 4)
 
 
-def _kong_predicate(fan_id: str):
+_CONCEALED_SERIES = {2: "two_concealed_pungs", 3: "three_concealed_pungs", 4: "four_concealed_pungs"}
+
+
+def _seed_kong_series(v: View) -> dict[str, tuple]:
+    """Seed 003: K = 1 or 2 scores its kong fan; K = 3 or 4 scores Three / Four Kongs plus Concealed Kong (ck = 1)
+    or Two Concealed Kongs (ck = 2); the concealed-pung series on T unless the concealed pungs are exactly ck <= 2
+    concealed kongs already scored as such."""
+    info = v.info
+    out: dict[str, tuple] = {}
+    k, ck = info.n_kongs, info.concealed_kongs
+    if k:
+        fan = _kong_fan(v)
+        if fan:
+            out[fan] = (_kong_tiles(v),)
+        else:
+            out["three_kongs" if k == 3 else "four_kongs"] = (_kong_tiles(v),)
+            if ck in (1, 2):
+                out[("concealed_kong", "two_concealed_kongs")[ck - 1]] = (_kong_tiles(v, concealed=True),)
+    t = v.concealed_pungs
+    if t in _CONCEALED_SERIES and not (t == ck and ck <= 2):
+        out[_CONCEALED_SERIES[t]] = (concealed_pung_tiles(v),)
+    return out
+
+
+def _mil_kong_series(v: View) -> dict[str, tuple]:
+    """Green Book / MIL (the reference engines): K = 1 or 2 scores its kong fan, K = 3 or 4 Three / Four Kongs
+    and nothing more for the concealed ones; a concealed kong counts as a concealed pung in the series, except
+    that Two Concealed Kongs already covers two concealed pungs that are exactly those kongs."""
+    info = v.info
+    out: dict[str, tuple] = {}
+    k, ck = info.n_kongs, info.concealed_kongs
+    if k:
+        fan = _kong_fan(v) or ("three_kongs" if k == 3 else "four_kongs")
+        out[fan] = (_kong_tiles(v),)
+    t = v.concealed_pungs
+    if t in _CONCEALED_SERIES and not (k == 2 and ck == 2 and t == 2):
+        out[_CONCEALED_SERIES[t]] = (concealed_pung_tiles(v),)
+    return out
+
+
+def _from_kong_series(fan_id: str):
     def predicate(v: View):
-        if v.info.n_kongs == 0:
-            return ()
-        if _kong_fan(v) == fan_id:
-            return (_kong_tiles(v),)
-        if v.info.n_kongs >= 3:
-            ck = v.info.concealed_kongs
-            if (ck == 1 and fan_id == "concealed_kong") or (ck == 2 and fan_id == "two_concealed_kongs"):
-                return (_kong_tiles(v, concealed=True),)
-        return ()
-    return predicate
-
-
-def _n_kongs(n: int):
-    def predicate(v: View):
-        return (_kong_tiles(v),) if v.info.n_kongs == n else ()
-    return predicate
-
-
-def _concealed_pungs(n: int):
-    def predicate(v: View):
-        t = v.concealed_pungs
-        if t != n:
-            return ()
-        ck = v.info.concealed_kongs
-        if t == ck and ck <= 2:
-            return ()  # the concealed pungs are exactly the concealed kongs already scored as such (seed 003)
-        return (concealed_pung_tiles(v),)
+        return v.cache["kong_series"].get(fan_id, ())
     return predicate
 
 
@@ -548,12 +585,15 @@ def _last_of_kind(v: View):
     return win_tile(v) if _ctx(v).last_of_kind or v.info.win_in_exposed == 3 else ()
 
 
+# Concealed Hand and Fully Concealed Hand are satisfied by every hand without a claimed meld; the hands that are
+# concealed by definition (Seven Pairs, Thirteen Orphans, the honours-and-knitted hands, Four Concealed Pungs,
+# Nine Gates) imply them, so they are listed as not counted - and, dropped, imply nothing (Self Drawn stays).
 def _concealed_hand(v: View):
-    return WHOLE if v.form in BASIC_FORMS and not v.info.open and not _ctx(v).self_drawn else ()
+    return WHOLE if not v.info.open and not _ctx(v).self_drawn else ()
 
 
 def _fully_concealed(v: View):
-    return WHOLE if v.form in BASIC_FORMS and not v.info.open and _ctx(v).self_drawn else ()
+    return WHOLE if not v.info.open and _ctx(v).self_drawn else ()
 
 
 def _melded_hand(v: View):
@@ -566,6 +606,8 @@ def _melded_hand(v: View):
 def _wait_kind(v: View) -> str | None:
     """Edge, closed or pair wait: only when the hand waited on this one tile alone (formal waits, RULES.md); at
     most one of the three, edge before closed before pair (score_definition.xml)."""
+    if v.form == SEVEN_PAIRS:  # the winning tile pairs a single tile: a pair wait (Seven Pairs implies it)
+        return "pair_wait" if len(v.info.waits) == 1 else None
     if v.form not in BASIC_FORMS:
         return None
     key = "wait"
@@ -618,7 +660,7 @@ _ROWS: list[tuple] = [
     ("all_green", "All Green", "绿一色", 88, "LVYISE", tiles_within(GREEN), ("half_flush",), ()),
     ("nine_gates", "Nine Gates", "九莲宝灯", 88, "JIULIANBAODENG", _nine_gates,
      ("full_flush", "fully_concealed_hand", "concealed_hand", "no_honors"), ("pung_of_terminals",)),
-    ("four_kongs", "Four Kongs", "四杠", 88, "SIGANG", _n_kongs(4), ("all_pungs", "pair_wait"), ()),
+    ("four_kongs", "Four Kongs", "四杠", 88, "SIGANG", _from_kong_series("four_kongs"), ("all_pungs", "pair_wait"), ()),
     ("seven_shifted_pairs", "Seven Shifted Pairs", "连七对", 88, "LIANQIDUI", _seven_shifted_pairs,
      ("full_flush", "seven_pairs", "fully_concealed_hand", "concealed_hand", "no_honors", "pair_wait"), ()),
     ("thirteen_orphans", "Thirteen Orphans", "十三幺", 88, "SHISANYAO", thirteen_orphans,
@@ -633,7 +675,7 @@ _ROWS: list[tuple] = [
      ("two_dragon_pungs", "dragon_pung"), ()),
     ("all_honors", "All Honors", "字一色", 64, "ZIYISE", _all_honors,
      ("all_terminals_and_honors", "all_pungs", "outside_hand", "pung_of_terminals"), ()),
-    ("four_concealed_pungs", "Four Concealed Pungs", "四暗刻", 64, "SIANKE", _concealed_pungs(4),
+    ("four_concealed_pungs", "Four Concealed Pungs", "四暗刻", 64, "SIANKE", _from_kong_series("four_concealed_pungs"),
      ("all_pungs", "fully_concealed_hand", "concealed_hand"), ()),
     ("pure_terminal_chows", "Pure Terminal Chows", "一色双龙会", 64, "YISESHUANGLONGHUI", _pure_terminal_chows,
      ("seven_pairs", "full_flush", "all_chows", "pure_double_chow", "two_terminal_chows", "no_honors"), ()),
@@ -645,7 +687,7 @@ _ROWS: list[tuple] = [
     # 32
     ("four_shifted_chows", "Four Shifted Chows", "一色四步高", 32, "YISESIBUGAO", _combo("four_shifted_chows"),
      ("pure_shifted_chows", "short_straight", "two_terminal_chows"), ()),
-    ("three_kongs", "Three Kongs", "三杠", 32, "SANGANG", _n_kongs(3), (), ()),
+    ("three_kongs", "Three Kongs", "三杠", 32, "SANGANG", _from_kong_series("three_kongs"), (), ()),
     ("all_terminals_and_honors", "All Terminals and Honors", "混幺九", 32, "HUNYAOJIU", _all_terminals_and_honors,
      ("all_pungs", "outside_hand", "pung_of_terminals"), ()),
     # 24
@@ -672,7 +714,8 @@ _ROWS: list[tuple] = [
      (), ()),
     ("all_fives", "All Fives", "全带五", 16, "QUANDAIWU", _all_fives, ("all_simples", "no_honors"), ()),
     ("triple_pung", "Triple Pung", "三同刻", 16, "SANTONGKE", _combo("triple_pung"), (), ("double_pung",)),
-    ("three_concealed_pungs", "Three Concealed Pungs", "三暗刻", 16, "SANANKE", _concealed_pungs(3), (), ()),
+    ("three_concealed_pungs", "Three Concealed Pungs", "三暗刻", 16, "SANANKE",
+     _from_kong_series("three_concealed_pungs"), (), ()),
     # 12
     ("lesser_honors_knitted", "Lesser Honors and Knitted Tiles", "全不靠", 12, "QUANBUKAO", _lesser_honors_knitted,
      ("all_types", "fully_concealed_hand", "concealed_hand"), ()),
@@ -695,7 +738,7 @@ _ROWS: list[tuple] = [
      ("self_drawn",), ()),
     ("robbing_the_kong", "Robbing the Kong", "抢杠和", 8, "QIANGGANGHU", _robbing, ("last_of_its_kind",), ()),
     ("two_concealed_kongs", "Two Concealed Kongs", "双暗杠", 8, "SHUANGANGANG",
-     _kong_predicate("two_concealed_kongs"), (), ()),
+     _from_kong_series("two_concealed_kongs"), (), ()),
     # 6
     ("all_pungs", "All Pungs", "碰碰和", 6, "PENGPENGHU", _all_pungs, (), ()),
     ("half_flush", "Half Flush", "混一色", 6, "HUNYISE", _half_flush, (), ()),
@@ -705,12 +748,12 @@ _ROWS: list[tuple] = [
     ("melded_hand", "Melded Hand", "全求人", 6, "QUANQIUREN", _melded_hand, ("pair_wait",), ()),
     ("two_dragon_pungs", "Two Dragon Pungs", "双箭刻", 6, "SHUANGJIANKE", _two_dragon_pungs, ("dragon_pung",),
      ("pung_of_terminals",)),
-    ("mixed_kongs", "Mixed Kongs", "明暗杠", 6, "MINGANGANG", _kong_predicate("mixed_kongs"), (), ()),
+    ("mixed_kongs", "Mixed Kongs", "明暗杠", 6, "MINGANGANG", _from_kong_series("mixed_kongs"), (), ()),
     # 4
     ("outside_hand", "Outside Hand", "全带幺", 4, "QUANDAIYAO", _outside_hand, (), ()),
     ("fully_concealed_hand", "Fully Concealed Hand", "不求人", 4, "BUQIUREN", _fully_concealed,
      ("self_drawn", "concealed_hand"), ()),
-    ("two_melded_kongs", "Two Melded Kongs", "双明杠", 4, "SHUANGMINGGANG", _kong_predicate("two_melded_kongs"), (),
+    ("two_melded_kongs", "Two Melded Kongs", "双明杠", 4, "SHUANGMINGGANG", _from_kong_series("two_melded_kongs"), (),
      ()),
     ("last_of_its_kind", "Last of its Kind", "和绝张", 4, "HUJUEZHANG", _last_of_kind, (), ()),
     # 2
@@ -722,8 +765,9 @@ _ROWS: list[tuple] = [
     ("all_chows", "All Chows", "平和", 2, "PINGHU", _all_chows, ("no_honors",), ()),
     ("tile_hog", "Tile Hog", "四归一", 2, "SIGUIYI", _tile_hog, (), ()),
     ("double_pung", "Double Pung", "双同刻", 2, "SHUANGTONGKE", _combo("double_pung"), (), ()),
-    ("two_concealed_pungs", "Two Concealed Pungs", "双暗刻", 2, "SHUANGANKE", _concealed_pungs(2), (), ()),
-    ("concealed_kong", "Concealed Kong", "暗杠", 2, "ANGANG", _kong_predicate("concealed_kong"), (), ()),
+    ("two_concealed_pungs", "Two Concealed Pungs", "双暗刻", 2, "SHUANGANKE", _from_kong_series("two_concealed_pungs"),
+     (), ()),
+    ("concealed_kong", "Concealed Kong", "暗杠", 2, "ANGANG", _from_kong_series("concealed_kong"), (), ()),
     ("all_simples", "All Simples", "断幺", 2, "DUANYAO", _all_simples, ("no_honors",), ()),
     # 1
     ("pure_double_chow", "Pure Double Chow", "一般高", 1, "YIBANGAO", _combo("pure_double_chow"), (), ()),
@@ -731,7 +775,7 @@ _ROWS: list[tuple] = [
     ("short_straight", "Short Straight", "连六", 1, "LIANLIU", _combo("short_straight"), (), ()),
     ("two_terminal_chows", "Two Terminal Chows", "老少副", 1, "LAOSHAOFU", _combo("two_terminal_chows"), (), ()),
     ("pung_of_terminals", "Pung of Terminals", "幺九刻", 1, "YAOJIUKE", _pung_of_terminals, (), ()),
-    ("melded_kong", "Melded Kong", "明杠", 1, "MINGGANG", _kong_predicate("melded_kong"), (), ()),
+    ("melded_kong", "Melded Kong", "明杠", 1, "MINGGANG", _from_kong_series("melded_kong"), (), ()),
     ("one_voided_suit", "One Voided Suit", "缺一门", 1, "QUEYIMEN", _one_voided_suit, (), ()),
     ("no_honors", "No Honor Tiles", "无字", 1, "WUZI", _no_honors, (), ()),
     ("edge_wait", "Edge Wait", "边张", 1, "BIANZHANG", _wait("edge_wait"), (), ()),
@@ -793,18 +837,72 @@ _NEEDS: dict[str, tuple[str, ...]] = {
     "nine_gates": ('no_melds',),
 }
 
-FANS: tuple[Fan, ...] = tuple(
-    Fan(id=fid, name=en, name_zh=zh, value=val, predicate=pred, implies=implies, within=within,
-        counts_to_minimum=fid != "flowers", needs=_NEEDS.get(fid, ()), number=str(k + 1), code=code)
-    for k, (fid, en, zh, val, code, pred, implies, within) in enumerate(_ROWS)
-)
+_KONG_SERIES = {"seed-003": _seed_kong_series, "green-book": _mil_kong_series}
 
-MCR = register_rule_set(RuleSet(
-    name="mcr",
-    title="Chinese Official (MCR): Green Book fans, seed-003 kong chart",
-    fans=FANS,
-    minimum=8,
-    fallback="chicken_hand",
-    settle=_settle,
-    prepare=_prepare,
-))
+
+@dataclass(frozen=True)
+class MCRVariant:
+    """Where the seed's rulings and the Green Book / MIL conventions differ (the style of the riichi `mahjong`
+    library's `OptionalRules`): a small frozen config, passed as `score(hand, variant=...)` by name or as is.
+
+    `two_concealed_kongs` / `mixed_kongs`: the values of 双暗杠 and 明暗杠 (one melded + one concealed kong);
+    `kong_series`: "seed-003" (the Four Winds chart of RULES.md) or "green-book" (three or four kongs score Three /
+    Four Kongs only, a concealed kong counts in the concealed-pung series)."""
+
+    name: str = "seed"
+    two_concealed_kongs: int = 8
+    mixed_kongs: int = 6
+    kong_series: str = "seed-003"
+    description: str = "the seed's rulings (RULES.md, scoring/RULINGS.md): seed-003 kong chart, Two Concealed Kongs 8"
+
+    def __post_init__(self) -> None:
+        if self.kong_series not in _KONG_SERIES:
+            raise ValueError(f"kong_series must be one of {', '.join(_KONG_SERIES)}, not {self.kong_series!r}")
+
+
+SEED = MCRVariant()
+MIL = MCRVariant("mil", two_concealed_kongs=6, mixed_kongs=5, kong_series="green-book",
+                 description="Green Book / MIL values as the reference engine PyMahjongGB counts them: Two Concealed "
+                             "Kongs 6, one melded + one concealed kong 5, three or more kongs without the kong fans")
+VARIANTS: dict[str, MCRVariant] = {v.name: v for v in (SEED, MIL)}
+
+
+def _fans(variant: MCRVariant) -> tuple[Fan, ...]:
+    values = {"two_concealed_kongs": variant.two_concealed_kongs, "mixed_kongs": variant.mixed_kongs}
+    return tuple(
+        Fan(id=fid, name=en, name_zh=zh, value=values.get(fid, val), predicate=pred, implies=implies, within=within,
+            counts_to_minimum=fid != "flowers", needs=_NEEDS.get(fid, ()), number=str(k + 1), code=code)
+        for k, (fid, en, zh, val, code, pred, implies, within) in enumerate(_ROWS)
+    )
+
+
+@lru_cache(maxsize=16)
+def _rule_set(variant: MCRVariant) -> RuleSet:
+    return RuleSet(
+        name="mcr",
+        title="Chinese Official (MCR): Green Book fans, " + (
+            "seed-003 kong chart" if variant.kong_series == "seed-003" else "Green Book / MIL kong series"),
+        fans=_fans(variant),
+        minimum=8,
+        fallback="chicken_hand",
+        settle=_settle,
+        prepare=partial(_prepare, variant=variant),
+        variant=variant.name,
+        variants=tuple(VARIANTS),
+        with_variant=mcr_rules,
+    )
+
+
+def mcr_rules(variant: MCRVariant | str = SEED) -> RuleSet:
+    """The MCR rule set of a variant, given by name ("seed", "mil") or as an `MCRVariant`."""
+    if isinstance(variant, str):
+        if variant not in VARIANTS:
+            raise FanscanError(f"unknown MCR variant {variant!r}; known: {', '.join(VARIANTS)}")
+        variant = VARIANTS[variant]
+    if not isinstance(variant, MCRVariant):
+        raise FanscanError(f"an MCR variant is a name ({', '.join(VARIANTS)}) or an MCRVariant, not {variant!r}")
+    return _rule_set(variant)
+
+
+MCR = register_rule_set(mcr_rules(SEED))
+FANS: tuple[Fan, ...] = MCR.fans

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 
 from .errors import FanscanError
 from .hand import CHOW, KONG, PUNG, Hand, Meld, WinContext, check_context_fields, validate
@@ -183,6 +184,9 @@ def parse_hand(text: str, validate_hand: bool = True) -> Hand:
     raw = text.rstrip("\r\n")
     if not raw.strip():
         raise FanscanError("empty hand string")
+    lines = raw.splitlines()
+    if len(lines) > 1:  # refused up front: a message quoting the text must stay on one line
+        raise FanscanError(f"a hand string is one line; it breaks after position {len(lines[0])}")
     parts = raw.split("|")
     if len(parts) > 3:
         raise FanscanError("too many '|': write tiles|EE1000|flowers")
@@ -232,11 +236,11 @@ def parse_hand(text: str, validate_hand: bool = True) -> Hand:
     return hand
 
 
-def _run_text(indices: list[int]) -> str:
-    """Write sorted tile indices compactly: 123m456p EE."""
+def format_tiles(tiles: Iterable[str]) -> str:
+    """Playing tiles (no flowers) written compactly in tile order, one suit letter per suit: "123m456pEE"."""
     out: list[str] = []
     suit_digits: dict[str, str] = {}
-    for i in indices:
+    for i in sorted(INDEX[t] for t in tiles):
         t = PLAYING_TILE_IDS[i]
         if len(t) == 2:
             suit_digits[t[1]] = suit_digits.get(t[1], "") + t[0]
@@ -246,7 +250,7 @@ def _run_text(indices: list[int]) -> str:
 
 
 def format_meld(meld: Meld) -> str:
-    body = _run_text([INDEX[t] for t in meld.tiles])
+    body = format_tiles(meld.tiles)
     return f"[{body},{meld.claim}]" if meld.claim is not None else f"[{body}]"
 
 
@@ -266,7 +270,7 @@ def format_hand(hand: Hand) -> str:
     A melded chow or pung with no claim index is written with index 1, so that it reads back as melded."""
     melds = "".join(format_meld(m if m.claim is not None or m.concealed else Meld(m.kind, m.tile, 1))
                     for m in hand.melds)
-    standing = _run_text(sorted(INDEX[t] for t in hand.standing))
+    standing = format_tiles(hand.standing)
     win = hand.winning_tile or ""
     text = melds + standing + win
     if hand.winning_tile is None:

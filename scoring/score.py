@@ -66,10 +66,10 @@ class ArrangementLine:
 
     def text(self) -> str:
         """Compact notation of the groups, melded ones in parentheses: "(EEE) 123m 55p"."""
-        from .notation import _run_text
+        from .notation import format_tiles
 
         def one(g: GroupLine) -> str:
-            body = _run_text(sorted(INDEX[t] for t in g.tiles))
+            body = format_tiles(g.tiles)
             return f"({body})" if g.melded else body
 
         return " ".join(one(g) for g in self.groups)
@@ -102,11 +102,13 @@ class Score:
     settlement: dict[str, Any] | None = None
     cap: int | None = None
     total_uncapped: int = 0
+    variant: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "ok": True,
             "rules": self.rules,
+            "variant": self.variant,
             "hand": self.hand,
             "context": self.context.to_dict(),
             "total": self.total,
@@ -172,14 +174,15 @@ def _fan_key(ev: Evaluation) -> tuple:
     return tuple(sorted((sf.fan.id, sf.count) for sf in ev.fans))
 
 
-def score(hand: Hand | str, context: WinContext | None = None, rules: str = "mcr") -> Score:
+def score(hand: Hand | str, context: WinContext | None = None, rules: str = "mcr", variant: Any = None) -> Score:
     """Score a complete hand (a `Hand` or a GB-notation string) under a registered rule set.
 
-    `context` replaces the hand's own context (the `|EE1000` part) when given. Raises FanscanError for an
+    `context` replaces the hand's own context (the `|EE1000` part) when given. `variant` picks a named variant of
+    the rule set (MCR: "seed", the default, or "mil"; or an `mcr.MCRVariant`). Raises FanscanError for an
     invalid hand, an impossible context, or a hand that is not complete."""
     from . import mcr  # noqa: F401  (registers the MCR rule set)
 
-    rule_set = get_rule_set(rules)
+    rule_set = get_rule_set(rules, variant)
     # evaluate_all validates; the canonical writing makes the whole Score independent of how the hand was written
     h = canonical_hand(_as_hand(hand, validate_hand=False))
     info, evals = evaluate_all(h, context, rule_set)
@@ -206,7 +209,7 @@ def score(hand: Hand | str, context: WinContext | None = None, rules: str = "mcr
         total=total,
         total_without_flowers=best.total_without_flowers, meets_minimum=meets, minimum=rule_set.minimum,
         fans=fans, excluded=excluded, arrangement=_arrangement_line(best.view), alternatives=alternatives,
-        settlement=settlement, cap=rule_set.cap, total_uncapped=uncapped,
+        settlement=settlement, cap=rule_set.cap, total_uncapped=uncapped, variant=rule_set.variant,
     )
 
 

@@ -9,8 +9,9 @@ import numpy as np
 from fanscan.training.augment import patch_to_input
 from fanscan.training.classes import CLASSES
 from fanscan.training.classifier_train import INPUT_SPEC
-from fanscan.training.real_data import STORE_SPEC, _none_boxes, _overlap_fraction, extract_split, source_of
+from fanscan.training.real_data import STORE_SPEC, _none_boxes, _overlap_fraction, extract_split
 from fanscan.vision.crops import crop_quad, quad_from_box
+from fanscan.vision.splits import source_of
 
 MINI = Path(__file__).parent / "data" / "mini_yolo" / "train"
 

@@ -11,12 +11,12 @@ from fanscan.scoring.errors import FanscanError
 from fanscan.vision.detect import (
     DEFAULT_MODEL,
     DetectedTile,
-    ModelInfo,
+    DetectorInfo,
     TileDetector,
     calibrate_boxes,
     decode,
     detect,
-    letterbox,
+    input_blob,
     make_tile,
     partition_overlaps,
     suppress_inner,
@@ -25,7 +25,7 @@ from fanscan.vision.detection_metrics import match
 from fanscan.vision.yolo_data import iter_split
 
 DATA = Path(__file__).parent / "data" / "mini_yolo" / "train"
-INFO = ModelInfo(384, (0.5, 0.5, 0.5), (0.25, 0.25, 0.25), "RGB", 4, 32, 0.3, 0.5)
+INFO = DetectorInfo(384, (0.5, 0.5, 0.5), (0.25, 0.25, 0.25), "RGB", 4, 32, 0.3, 0.5)
 needs_model = pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="models/tile_detector.onnx not shipped yet")
 
 
@@ -61,14 +61,14 @@ def test_overlapping_neighbours_in_a_row_are_split_at_the_midpoint() -> None:
 
 def test_letterbox_keeps_aspect_and_pads_to_the_stride() -> None:
     image = np.full((300, 400, 3), 200, np.uint8)
-    blob, scale = letterbox(image, 384, INFO)
+    blob, scale = input_blob(image, 384, INFO)
     assert scale == pytest.approx(384 / 400)
     assert blob.shape == (1, 3, 288, 384)
     assert blob.dtype == np.float32
     # Inside the photo: (200 / 255 - 0.5) / 0.25; the padding is grey 114.
     assert blob[0, 0, 0, 0] == pytest.approx((200 / 255 - 0.5) / 0.25, abs=1e-4)
     tall = np.zeros((500, 100, 3), np.uint8)
-    tall_blob, _ = letterbox(tall, 384, INFO)
+    tall_blob, _ = input_blob(tall, 384, INFO)
     assert tall_blob.shape == (1, 3, 384, 96)
 
 

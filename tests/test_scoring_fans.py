@@ -172,6 +172,7 @@ def test_non_repeat_reports_the_implying_fan() -> None:
     result = score("[EEE,2][SSSS,1]WWWNN55pN|EE1000")
     excluded = {e.id: e.implied_by for e in result.excluded}
     assert excluded == {"big_three_winds": "big_four_winds", "all_pungs": "big_four_winds",
+                        "pung_of_terminals": "big_four_winds",
                         "prevalent_wind": "big_four_winds", "seat_wind": "big_four_winds"}
 
 
@@ -266,7 +267,9 @@ def test_not_a_winning_hand() -> None:
 
 
 def test_exclusions_among_a_fans_own_sets_are_reported() -> None:
+    # 123m 456m 789m without Pure Straight would score two pair fans (account-once: three sets pair at most twice),
+    # Short Straight before Two Terminal Chows in table order: Short Straight x2 (123-456, 456-789)
     result = score("[123m,1]123m456m789m5p5p")
-    excluded = {e.id: e.implied_by for e in result.excluded}
-    assert excluded["short_straight"] == "pure_straight" and excluded["two_terminal_chows"] == "pure_straight"
+    excluded = {e.id: (e.implied_by, e.count) for e in result.excluded}
+    assert excluded["short_straight"] == ("pure_straight", 2) and "two_terminal_chows" not in excluded
     assert "pure_double_chow" in {f.id for f in result.fans}  # the spare chow still pairs once

@@ -138,3 +138,18 @@ def test_context_argument_replaces_the_strings() -> None:
     hand = "[123m,1][345m,1]567m34sCC5s|EE0000"
     assert "self_drawn" not in {f.id for f in score(hand).fans}
     assert "self_drawn" in {f.id for f in score(hand, WinContext(self_drawn=True)).fans}
+
+
+def test_format_tiles_groups_digits_by_suit_in_tile_order() -> None:
+    from fanscan.scoring.notation import format_tiles
+
+    # Written by hand: characters, then dots, then bamboo, each suit's digits ascending, honours last.
+    assert format_tiles(["E", "9s", "3m", "1m", "5p", "2m", "P", "1s"]) == "123m5p19sEP"
+    assert format_tiles([]) == ""
+
+
+@pytest.mark.parametrize(("text", "position"), [("|0\n0", 2), ("123m\r456m", 4), ("11m\u20282m", 3)])
+def test_a_line_break_inside_the_hand_string_is_one_line_error(text: str, position: int) -> None:
+    # Found by the property test: the context's error quoted the text, line break and all.
+    with pytest.raises(FanscanError, match=f"^a hand string is one line; it breaks after position {position}$"):
+        parse_hand(text)

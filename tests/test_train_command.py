@@ -73,7 +73,7 @@ def test_train_detector_keeps_the_shipped_metadata(tmp_path):
 def test_shipped_detector_weights_load_into_torch_exactly():
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnx")
-    from fanscan.training.detector_net import TileNet
+    from fanscan.training.detector_net import DetectorNet
     from fanscan.training.onnx_weights import load_onnx_weights
     from fanscan.vision.detect import default_detector
 
@@ -81,7 +81,7 @@ def test_shipped_detector_weights_load_into_torch_exactly():
 
     x = np.random.default_rng(0).normal(0, 1, (1, 3, 128, 160)).astype(np.float32)
     heat, ltrb = default_detector().session.run(None, {"image": x})
-    model = load_onnx_weights(TileNet(), models.model_path(models.DETECTOR), prefix="net.").eval()
+    model = load_onnx_weights(DetectorNet(), models.model_path(models.DETECTOR), prefix="net.").eval()
     with torch.no_grad():
         got_heat, got_ltrb = model(torch.from_numpy(x))
     np.testing.assert_allclose(torch.sigmoid(got_heat).numpy(), heat, atol=1e-4)

@@ -5,8 +5,8 @@
 
 Data (prepared once into --cache, then reused): patches of every labelled box of the real train split, `none`
 patches from the same photos, and rendered tiles / backs / `none` (see `renders`). Validation: the real patches of
-source photos held out by name hash (never the test split). Re-running the command resumes from the last
-checkpoint in --run-dir; --fresh starts over.
+the development split (photo sessions held out by `fanscan.vision.splits`; never the test split). Re-running the
+command resumes from the last checkpoint in --run-dir; --fresh starts over.
 """
 
 from __future__ import annotations
@@ -23,12 +23,13 @@ import torch
 import torch.nn.functional as F
 from fanscan.training.augment import patch_to_input
 from fanscan.training.classes import CLASSES
+from fanscan.training.classifier_net import ClassifierNet
 from fanscan.training.export import MEAN, STD, export_onnx
 from fanscan.training.faces import build_faces
-from fanscan.training.model import TileNet
-from fanscan.training.real_data import PatchSet, extract_split, is_validation_source
+from fanscan.training.real_data import PatchSet, extract_split
 from fanscan.training.renders import RENDER_VERSION, Renderer, background_photos, render_set
 from fanscan.vision.crops import CropSpec
+from fanscan.vision.splits import DEV_FRACTION, is_dev_session, session_of
 
 REAL_VERSION = 3  # part of the cache key: bump when real-crop extraction changes
 
@@ -61,7 +62,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1, help="torch CPU threads (the machine is shared)")
-    p.add_argument("--val-fraction", type=float, default=0.08, help="share of source photos held out")
+    p.add_argument("--val-fraction", type=float, default=DEV_FRACTION,
+                   help="share of photo sessions held out (the development split, fanscan.vision.splits)")
     p.add_argument("--renders-per-tile", type=int, default=160, help="rendered patches per tile (flowers x2)")
     p.add_argument("--render-backs", type=int, default=1500)
     p.add_argument("--render-none", type=int, default=1500)
@@ -77,7 +79,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.data = REPO / "tests" / "data" / "mini_yolo" / "train"
         args.steps, args.batch, args.eval_every, args.checkpoint_every = 12, 16, 6, 6
         args.renders_per_tile, args.render_backs, args.render_none = 1, 8, 8
-        args.val_fraction = 0.015  # holds out one of the three mini photos
     name = "classifier-smoke" if args.smoke else "classifier"
     args.run_dir = args.run_dir or REPO / "runs" / name
     # A smoke run never overwrites the shipped model.
@@ -106,7 +107,8 @@ def prepare(args: argparse.Namespace) -> Data:
         renderer = Renderer(faces, backs, photos, args.seed + 1)
         renders = render_set(renderer, args.renders_per_tile, args.render_backs, args.render_none, progress=log)
         renders.save(render_path)
-    is_val = np.array([is_validation_source(s, args.val_fraction) for s in real.sources], bool)
+    # The development split (whole photo sessions, shared with the detector): never trained on.
+    is_val = np.array([is_dev_session(session_of(s), args.val_fraction) for s in real.sources], bool)
     val_mask = is_val[real.groups] if len(real) else np.zeros(0, bool)
 
     train = PatchSet.concat(real.subset(~val_mask), renders)
@@ -182,7 +184,7 @@ def make_batch(data: Data, step: int, args: argparse.Namespace) -> tuple[torch.T
 
 def build(args: argparse.Namespace):
     torch.manual_seed(args.seed)
-    model = TileNet(len(CLASSES))
+    model = ClassifierNet(len(CLASSES))
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
     scheduler = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=args.lr, total_steps=args.steps,
                                                     pct_start=0.08, div_factor=20, final_div_factor=200)

@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 from fanscan.training.label_repair import fill_colour, repair
 from fanscan.vision.photometric import jpeg_roundtrip
+from fanscan.vision.splits import source_of
 from fanscan.vision.yolo_data import iter_split
 
 STRIDE = 4
@@ -27,7 +28,9 @@ STRIDE = 4
 SCALE_RANGE = (0.42, 0.95)
 CLOSEUP_SCALE_RANGE = (0.95, 2.2)
 CLOSEUP_PROBABILITY = 0.2
-MAX_STRETCH = 8.0  # largest width:height change of a squeezed photo (the test split has one of about 6)
+# Largest width:height change of a squeezed photo. Sized from the test split's squeezed photo (about 6x), a use of
+# test logged in benchmarks/TEST-LOG.md; the development split has squeezed copies too (evaluate.py's group).
+MAX_STRETCH = 8.0
 # A box cut by the crop edge stays a positive if this much of it is still inside; less, and it is ignored.
 MIN_VISIBLE_FRACTION = 0.5
 # Back colours of common sets (BGR): light blue, dark blue, green, yellow, orange, red, black, pink.
@@ -66,7 +69,7 @@ def load_split(split_dir: Path, exclude_groups: set[str] | None = None, repair_l
     """
     images: list[TrainImage] = []
     for item in iter_split(Path(split_dir)):
-        group = source_group(item.image_path.name)
+        group = source_of(item.image_path.name)
         if exclude_groups and group in exclude_groups:
             continue
         image = cv2.imread(str(item.image_path), cv2.IMREAD_COLOR)
@@ -82,11 +85,6 @@ def load_split(split_dir: Path, exclude_groups: set[str] | None = None, repair_l
             image, boxes, ignore = repaired.image, repaired.boxes[repaired.good], repaired.boxes[~repaired.good]
         images.append(TrainImage(item.image_path.name, image, boxes, ignore))
     return images
-
-
-def source_group(file_name: str) -> str:
-    """The upstream source photo of a Roboflow export name (`<stem>_jpg.rf.<hash>.jpg`): its copies share it."""
-    return file_name.split(".rf.")[0]
 
 
 def rasterise_backs(svg_paths: list[Path], cache_dir: Path, height: int = 200) -> list[np.ndarray]:

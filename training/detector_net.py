@@ -40,7 +40,7 @@ def stage(cin: int, cout: int, blocks: int, k: int = 3) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
-class TileNet(nn.Module):
+class DetectorNet(nn.Module):
     """Input (N, 3, H, W) normalised RGB, H and W multiples of 32. Outputs on the stride-4 grid:
     heatmap logits (N, 1, H/4, W/4) and distances (N, 4, H/4, W/4) = left, top, right, bottom in input pixels."""
 

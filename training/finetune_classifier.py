@@ -4,9 +4,9 @@ The shipped weights come out of the ONNX file itself (`onnx_weights`, exact). Ba
 fine-tuning (a few dozen photos give too small batches to re-estimate them), and so do the stem and the early
 blocks (`freeze_early_layers`).
 
-The dataset's photos are grouped by source (`real_data.source_of`: augmented copies of one photo share it) and a
-share of the sources, chosen by name hash, is held out; the card reports the shipped and the fine-tuned model on
-that held-out part, crop for crop.
+The dataset's photos are grouped by photo session (`fanscan.vision.splits.session_of`: augmented copies of one
+photo, and the photos of one session, share it) and a share of the sessions, chosen by name hash, is held out; the
+card reports the shipped and the fine-tuned model on that held-out part, crop for crop.
 """
 
 from __future__ import annotations
@@ -24,34 +24,35 @@ import onnx
 import torch
 from fanscan.scoring.errors import FanscanError
 from fanscan.training.classes import CLASSES
+from fanscan.training.classifier_net import ClassifierNet
 from fanscan.training.classifier_train import INPUT_SPEC, Data, evaluate, sampling_weights, train_step
 from fanscan.training.export import export_onnx
-from fanscan.training.model import TileNet
 from fanscan.training.onnx_weights import freeze_batch_norms, load_onnx_weights
 from fanscan.training.real_data import PatchSet, extract_split
+from fanscan.vision.splits import session_of
 
 
 def held_out_sources(sources: list[str], fraction: float) -> set[str]:
-    """The sources with the smallest name hashes, `fraction` of them and at least one (none with one source)."""
+    """The names (sessions) with the smallest hashes, `fraction` of them and at least one (none with one name)."""
     if len(sources) < 2:
         return set()
     ranked = sorted(sources, key=lambda s: hashlib.sha1(s.encode("utf-8")).digest())
     return set(ranked[:max(1, math.ceil(fraction * len(sources)))])
 
 
-def load_shipped(model_path: Path) -> TileNet:
-    """A `TileNet` with the weights of an exported classifier ONNX (see `onnx_weights`)."""
+def load_shipped(model_path: Path) -> ClassifierNet:
+    """A `ClassifierNet` with the weights of an exported classifier ONNX (see `onnx_weights`)."""
     proto = onnx.load(str(model_path))
     classes = json.loads({p.key: p.value for p in proto.metadata_props}.get("classes", "[]"))
     if classes != CLASSES:
         raise FanscanError(f"{model_path}: its classes differ from this fanscan's ({len(classes)} vs {len(CLASSES)})")
-    return load_onnx_weights(TileNet(len(CLASSES)), model_path)
+    return load_onnx_weights(ClassifierNet(len(CLASSES)), model_path)
 
 
 TRAINED_BLOCKS = 3  # the last residual blocks that learn (with the head); the earlier ones keep the shipped weights
 
 
-def freeze_early_layers(model: TileNet) -> None:
+def freeze_early_layers(model: ClassifierNet) -> None:
     """Batch norms frozen everywhere; stem and all but the last `TRAINED_BLOCKS` blocks frozen (a few dozen photos
     would otherwise wear away what the shipped model learnt from thousands, and its renders)."""
     freeze_batch_norms(model)
@@ -71,14 +72,16 @@ def finetune(data_dir: Path, out_dir: Path, steps: int, base_model: Path, held_o
         raise FanscanError(f"{data_dir}: {error}") if str(data_dir) not in str(error) else error from None
     if not len(patches):
         raise FanscanError(f"{data_dir}: no labelled tiles to train on")
-    held = held_out_sources(patches.sources, held_out_fraction)
+    sessions = [session_of(s) for s in patches.sources]
+    held_sessions = held_out_sources(sorted(set(sessions)), held_out_fraction)
+    held = {s for s, session in zip(patches.sources, sessions, strict=True) if session in held_sessions}
     is_held = np.array([s in held for s in patches.sources], bool)[patches.groups]
     train, val = patches.subset(~is_held), patches.subset(is_held)
     if not len(train):
         raise FanscanError(f"{data_dir}: every labelled tile is in the held-out part; add photos")
     data = Data(train, val if len(val) else PatchSet.empty(), sampling_weights(train, loose_weight=0.3))
     log(f"{len(train)} training crops from {len(patches.sources) - len(held)} sources, {len(val)} held out "
-        f"from {len(held)} sources")
+        f"from {len(held)} sources ({len(held_sessions)} sessions)")
     model = load_shipped(base_model)
     before = evaluate(model, data.val)
     model.train()

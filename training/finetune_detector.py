@@ -1,16 +1,15 @@
 """Fine-tune the shipped tile detector on a labelled YOLO dataset (`fanscan train detector`, torch on CPU).
 
 The shipped weights come out of the ONNX file (`onnx_weights`); the training loop is `train_detector.train` with
-`--init-from` those weights and `--freeze-bn`. A quarter of the dataset's source photos (`detector_data.
-source_group`: augmented copies stay together; chosen by `train_detector.pick_val_groups`) are held out, and the
-card reports recall and precision (IoU 0.5, the training's own decode) of the shipped and the fine-tuned net on
-them. The exported model keeps the shipped model's metadata (score threshold, box-size calibration, ...).
+`--init-from` those weights and `--freeze-bn`. A share of the dataset's photo sessions (`fanscan.vision.splits`,
+as `train_detector` holds them out) is held out, and the card reports recall and precision (IoU 0.5, the
+training's own decode) of the shipped and the fine-tuned net on them. The exported model keeps the shipped
+model's metadata (score threshold, box-size calibration, ...).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -20,8 +19,9 @@ import torch
 from fanscan.scoring.errors import FanscanError
 from fanscan.training import detector_data as dd
 from fanscan.training import train_detector as td
-from fanscan.training.detector_net import TileNet
+from fanscan.training.detector_net import DetectorNet
 from fanscan.training.onnx_weights import load_onnx_weights
+from fanscan.vision.splits import session_of
 
 # Metadata the export writes itself or that describes the shipped training, not the model's behaviour.
 OWN_METADATA = ("training_steps", "training_command", "training_data", "licence_note")
@@ -33,24 +33,22 @@ def finetune(data_dir: Path, out_dir: Path, steps: int, base_model: Path, held_o
     images = dd.load_split(data_dir, repair_labels=True)
     if not images:
         raise FanscanError(f"{data_dir}: no labelled photos to train on")
-    groups = {dd.source_group(i.name) for i in images}
-    held = max(1, math.ceil(held_out_fraction * len(groups))) if len(groups) > 1 else 0
     out_dir.mkdir(parents=True, exist_ok=True)
     run_dir = out_dir / "detector-run"
     init = out_dir / "shipped-detector.pt"
-    shipped = load_onnx_weights(TileNet(), base_model, prefix="net.")
+    shipped = load_onnx_weights(DetectorNet(), base_model, prefix="net.")
     torch.save({"model": shipped.state_dict()}, init)
     args = td.parse_args(["--data", str(data_dir), "--out", str(run_dir), "--steps", str(steps), "--batch", str(batch),
                           "--lr", str(lr), "--warmup", str(min(20, steps)), "--init-from", str(init), "--freeze-bn",
-                          "--val-groups", str(held), "--eval-every", str(steps + 1),
+                          "--val-fraction", str(held_out_fraction), "--eval-every", str(steps + 1),
                           "--checkpoint-every", str(max(steps, 1))])
-    val_groups = td.pick_val_groups(images, held, args.seed)
-    val_images = [i for i in images if dd.source_group(i.name) in val_groups]
+    val_images = [i for i in images if td.is_held_out(i, held_out_fraction)]  # as `td.train` splits them
+    val_groups = {session_of(i.name) for i in val_images}
     log(f"{len(images) - len(val_images)} training photos, {len(val_images)} held out from {len(val_groups)} sources")
     before = td.evaluate_torch(shipped, val_images) if val_images else None
     started = time.time()
     final = td.train(args)
-    tuned = TileNet()
+    tuned = DetectorNet()
     tuned.load_state_dict(torch.load(final, map_location="cpu", weights_only=False)["model"])
     after = td.evaluate_torch(tuned, val_images) if val_images else None
     shipped_meta = {p.key: p.value for p in onnx.load(str(base_model)).metadata_props if p.key not in OWN_METADATA}

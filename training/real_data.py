@@ -14,13 +14,12 @@ photo squeezed to 640x640 upstream (the crop gives those back a tile's shape, se
 `none` patches are cut from the same photos away from every labelled box, and across the gap between two
 neighbouring labelled tiles (half of each): what a loose detection shows when it is not one tile.
 
-Validation holds out whole source photos: upstream file names are `<source>_jpg.rf.<hash>.jpg`, and the augmented
-copies of one source share `<source>`.
+Each patch keeps its source photo (upstream file names are `<source>_jpg.rf.<hash>.jpg`, the augmented copies of one
+source share `<source>`), so that validation holds out whole photo sessions (`fanscan.vision.splits`).
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ import numpy as np
 from fanscan.training.classes import CLASS_INDEX, NONE
 from fanscan.vision.crops import CropSpec, crop_quad, quad_from_box
 from fanscan.vision.dataset_classes import guess_table
+from fanscan.vision.splits import source_of
 from fanscan.vision.yolo_data import LabelledImage, find_data_yaml, iter_split, read_class_names
 
 # Patches are stored at 1.5x the model input with a 35 % margin: room for shifts, scale jitter and rotation.
@@ -93,18 +93,6 @@ class PatchSet:
         return PatchSet(np.concatenate([a.patches, b.patches]), np.concatenate([a.labels, b.labels]),
                         np.concatenate([a.groups, b.groups]), np.concatenate([a.square, b.square]),
                         a.sources or b.sources, np.concatenate([a.loose, b.loose]))
-
-
-def source_of(image_path: Path) -> str:
-    """The upstream source photo of an augmented copy: the part of the file name before `.rf.`."""
-    name = Path(image_path).name
-    return name.split(".rf.")[0] if ".rf." in name else Path(name).stem
-
-
-def is_validation_source(source: str, fraction: float) -> bool:
-    """A fixed, seed-free split by hashing the source name: the same photos are held out on every machine."""
-    digest = hashlib.sha1(source.encode("utf-8")).digest()
-    return int.from_bytes(digest[:4], "big") / 2**32 < fraction
 
 
 def _usable(x0: float, y0: float, x1: float, y1: float) -> bool:

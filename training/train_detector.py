@@ -1,4 +1,4 @@
-"""Train the tile-proposal net (`fanscan.training.detector_net.TileNet`) and export it to ONNX with its metadata.
+"""Train the tile-proposal net (`fanscan.training.detector_net.DetectorNet`) and export it to ONNX with its metadata.
 
     python -m fanscan.training.train_detector --data ../shared/data/chinese-mahjong-v4/train --out runs/detector \
         --steps 2000 --export models/tile_detector.onnx
@@ -11,15 +11,14 @@ sideways tiles composited in as extra positives (`fanscan.training.detector_data
 
 Deterministic from `--seed`: each step draws its samples from a generator seeded by (seed, step), so a resumed run
 sees the same batches. Progress goes to `<out>/train.log`; a checkpoint every `--checkpoint-every` steps to
-`<out>/last.ckpt` (rerun the same command to resume). Source photos held out by `--val-groups` (whole upstream
-photos with all their augmented copies) measure progress and pick the score threshold written into the model.
+`<out>/last.ckpt` (rerun the same command to resume). The development split (`fanscan.vision.splits`: whole photo
+sessions, shared with the classifier) is held out: it measures progress and chooses the decoding settings.
 `--smoke` trains a few steps on whatever split is given (tests/data) to check the machinery end to end.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import os
@@ -31,6 +30,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from fanscan.training import detector_data as dd
+from fanscan.vision.splits import DEV, DEV_FRACTION, session_of, split_of
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "chinese-mahjong-v4" / "train"
@@ -53,7 +53,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--weight-decay", type=float, default=1e-4)
     p.add_argument("--seed", type=int, default=20261129)
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--val-groups", type=int, default=16, help="source photos held out for validation")
+    p.add_argument("--val-fraction", type=float, default=DEV_FRACTION,
+                   help="share of photo sessions held out (the development split, fanscan.vision.splits)")
     p.add_argument("--checkpoint-every", type=int, default=50)
     p.add_argument("--init-from", type=Path, default=None,
                    help="start from these weights (a fine-tuning run: fresh optimizer and schedule)")
@@ -94,11 +95,9 @@ def log(out: Path, message: str) -> None:
         f.write(line + "\n")
 
 
-def pick_val_groups(images: list[dd.TrainImage], count: int, seed: int) -> set[str]:
-    """`count` source photos chosen by a seeded hash (stable across runs and machines)."""
-    groups = sorted({dd.source_group(i.name) for i in images})
-    ranked = sorted(groups, key=lambda g: hashlib.sha256(f"{seed}:{g}".encode()).hexdigest())
-    return set(ranked[:count]) if count < len(groups) else set()
+def is_held_out(image: dd.TrainImage, fraction: float) -> bool:
+    """In the development split (whole photo sessions; the same photos on every machine)."""
+    return split_of(image.name, fraction) == DEV
 
 
 def back_masks(artwork: Path, cache: Path, out: Path) -> list[np.ndarray]:
@@ -142,15 +141,15 @@ def evaluate_torch(model, images: list[dd.TrainImage], threshold: float = 0.3) -
     """Recall / precision at IoU 0.5 of the torch model on held-out photos, through the same decode as inference:
     the raw boxes, and after `partition_overlaps` (the split of overlapping boxes the loose-label model needed)."""
     import torch
-    from fanscan.vision.detect import ModelInfo, decode, letterbox, nms, partition_overlaps
+    from fanscan.vision.detect import DetectorInfo, decode, input_blob, nms, partition_overlaps
     from fanscan.vision.detection_metrics import match_counts
 
-    info = ModelInfo(INPUT_SIZE, MEAN, STD, "RGB", 4, 32, threshold, 0.5)
+    info = DetectorInfo(INPUT_SIZE, MEAN, STD, "RGB", 4, 32, threshold, 0.5)
     model.eval()
     raw, split = np.zeros(3), np.zeros(3)
     with torch.no_grad():
         for item in images:
-            blob, scale = letterbox(item.image, INPUT_SIZE, info)
+            blob, scale = input_blob(item.image, INPUT_SIZE, info)
             heat, dist = model(torch.from_numpy(blob))
             boxes, scores, centres = decode(torch.sigmoid(heat)[0, 0].numpy(), dist[0].numpy(), 4, threshold)
             keep = nms(boxes / scale, scores, 0.5)
@@ -167,7 +166,7 @@ def evaluate_torch(model, images: list[dd.TrainImage], threshold: float = 0.3) -
 
 def train(args: argparse.Namespace) -> Path:
     import torch
-    from fanscan.training.detector_net import TileNet, count_parameters, focal_loss, giou_loss
+    from fanscan.training.detector_net import DetectorNet, count_parameters, focal_loss, giou_loss
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -175,11 +174,11 @@ def train(args: argparse.Namespace) -> Path:
     all_images = dd.load_split(args.data, repair_labels=not args.loose_labels)
     if not all_images:
         raise SystemExit(f"{args.data}: no labelled photos")
-    val_groups = pick_val_groups(all_images, args.val_groups, args.seed)
-    images = [i for i in all_images if dd.source_group(i.name) not in val_groups]
-    val_images = [i for i in all_images if dd.source_group(i.name) in val_groups]
+    images = [i for i in all_images if not is_held_out(i, args.val_fraction)]
+    val_images = [i for i in all_images if is_held_out(i, args.val_fraction)]
+    val_groups = {session_of(i.name) for i in val_images}
     masks = back_masks(args.artwork, DEFAULT_CACHE, args.out)
-    model = TileNet()
+    model = DetectorNet()
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     checkpoint = args.out / "last.ckpt"
     start = 0
@@ -251,7 +250,7 @@ def export_onnx(weights: Path, onnx_path: Path, extra_meta: dict[str, str] | Non
     outputs `heatmap` (1, 1, H/4, W/4) tile-centre probability and `ltrb` (1, 4, H/4, W/4) distances in input pixels."""
     import onnx
     import torch
-    from fanscan.training.detector_net import TileNet
+    from fanscan.training.detector_net import DetectorNet
 
     class Exported(torch.nn.Module):
         def __init__(self, net: torch.nn.Module) -> None:
@@ -262,7 +261,7 @@ def export_onnx(weights: Path, onnx_path: Path, extra_meta: dict[str, str] | Non
             heat, distances = self.net(image)
             return torch.sigmoid(heat), distances
 
-    net = TileNet()
+    net = DetectorNet()
     state = torch.load(weights, map_location="cpu", weights_only=False)
     net.load_state_dict(state["model"])
     model = Exported(net).eval()
@@ -313,14 +312,14 @@ def write_val_split(args: argparse.Namespace) -> None:
     with flat grey: unlabelled, they would count against every detector that finds them. Every label is class 0
     (the repair keeps boxes, not classes): the folder measures detection, not what the tiles are."""
     images = dd.load_split(args.data, repair_labels=not args.loose_labels)
-    held_out = pick_val_groups(images, args.val_groups, args.seed)
+
     for sub in ("images", "labels"):
         (args.write_val / sub).mkdir(parents=True, exist_ok=True)
     data_yaml = args.data / "data.yaml" if (args.data / "data.yaml").exists() else args.data.parent / "data.yaml"
     if data_yaml.exists():
         (args.write_val / "data.yaml").write_text(data_yaml.read_text(encoding="utf-8"), encoding="utf-8")
     for item in images:
-        if dd.source_group(item.name) not in held_out:
+        if not is_held_out(item, args.val_fraction):
             continue
         h, w = item.image.shape[:2]
         image = item.image.copy()
@@ -351,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.smoke:
         args.steps, args.batch, args.size = min(args.steps, 3), min(args.batch, 4), 128
-        args.val_groups, args.checkpoint_every, args.eval_every = min(args.val_groups, 1), 2, 3
+        args.checkpoint_every, args.eval_every = 2, 3
     final = train(args)
     if args.export:
         export_onnx(final, args.export, extra)

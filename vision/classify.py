@@ -24,17 +24,23 @@ import cv2
 import numpy as np
 from fanscan.scoring.errors import FanscanError
 from fanscan.vision.crops import CropSpec
+from fanscan.vision.letterbox import letterbox
+from fanscan.vision.onnx_model import json_floats, open_model
 from fanscan.vision.profile import SetProfile, check_profile, file_sha256, load_profile, profiled_probabilities
 
 from fanscan import models
 
 DEFAULT_MODEL = models.model_path(models.CLASSIFIER)
+# The two answers that are not a tile id: a face-down tile, and not a tile at all (felt, wood, a tile's side, a
+# sliver of a neighbour, a gap). Training's class list and grouping both take them from here.
+BACK = "back"
+NONE = "none"
 REQUIRED_KEYS = ("classes", "input_width", "input_height", "mean", "std", "pixel_scale", "channel_order")
 
 
 @dataclass(frozen=True)
-class ModelInfo:
-    """What the model's metadata says about it."""
+class ClassifierInfo:
+    """What the classifier's metadata says about it."""
 
     classes: tuple[str, ...]
     width: int
@@ -46,22 +52,11 @@ class ModelInfo:
     channel_order: str
 
 
-def _read_info(meta: dict[str, str], where: Path) -> ModelInfo:
-    missing = [key for key in REQUIRED_KEYS if key not in meta]
-    if missing:
-        raise FanscanError(f"{where}: not a fanscan tile classifier (metadata lacks {', '.join(missing)})")
-    try:
-        classes = tuple(str(c) for c in json.loads(meta["classes"]))
-        mean = tuple(float(v) for v in json.loads(meta["mean"]))
-        std = tuple(float(v) for v in json.loads(meta["std"]))
-        info = ModelInfo(classes, int(meta["input_width"]), int(meta["input_height"]),
-                         float(meta.get("crop_pad", "0.08")), mean, std,  # type: ignore[arg-type]
-                         float(meta["pixel_scale"]), meta["channel_order"].upper())
-    except (ValueError, TypeError) as exc:
-        raise FanscanError(f"{where}: unreadable classifier metadata ({exc})") from None
-    if len(info.mean) != 3 or len(info.std) != 3 or info.channel_order not in ("BGR", "RGB") or not info.classes:
-        raise FanscanError(f"{where}: classifier metadata has a bad mean/std/channel order/class list")
-    return info
+def _parse_info(meta: dict[str, str]) -> ClassifierInfo:
+    return ClassifierInfo(tuple(str(c) for c in json.loads(meta["classes"])), int(meta["input_width"]),
+                          int(meta["input_height"]), float(meta.get("crop_pad", "0.08")),
+                          json_floats(meta["mean"]), json_floats(meta["std"]),  # type: ignore[arg-type]
+                          float(meta["pixel_scale"]), meta["channel_order"].upper())
 
 
 class TileClassifier:
@@ -73,23 +68,13 @@ class TileClassifier:
         and a second thread that has to wait for a busy core makes a batch 2-3x slower (measured); None = all cores.
         `profile`: a set profile (or its file) to apply; see `vision.profile`.
         """
-        import onnxruntime as ort  # imported here so that importing vision stays cheap
-
-        path = Path(model_path) if model_path is not None else DEFAULT_MODEL
-        if not path.is_file():
-            raise FanscanError(f"{path}: classifier model file not found")
-        options = ort.SessionOptions()
-        if threads is not None:
-            options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        try:
-            self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own exception types for every kind of bad file
-            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise FanscanError(f"{path}: not a loadable ONNX model ({first_line[:160]})") from None
-        self.path = path
-        self.info = _read_info(dict(self.session.get_modelmeta().custom_metadata_map), path)
+        model = open_model(Path(model_path) if model_path is not None else DEFAULT_MODEL, "classifier", threads)
+        self.path, self.session = model.path, model.session
+        path = model.path
+        self.info = model.read_info("tile classifier", REQUIRED_KEYS, _parse_info)
+        if (len(self.info.mean) != 3 or len(self.info.std) != 3 or self.info.channel_order not in ("BGR", "RGB")
+                or not self.info.classes):
+            raise FanscanError(f"{path}: classifier metadata has a bad mean/std/channel order/class list")
         inputs, outputs = self.session.get_inputs(), self.session.get_outputs()
         if len(inputs) != 1 or len(outputs) < 1:
             raise FanscanError(f"{path}: expected one input and one output, got {len(inputs)} and {len(outputs)}")
@@ -141,7 +126,7 @@ class TileClassifier:
                 raise FanscanError(f"crop {i}: expected an H x W x 3 BGR image, got shape {crop.shape}")
             if crop.shape[:2] != (self.info.height, self.info.width):
                 # Not cut with `crop_spec`: fit it without stretching (uniform scale, grey bars).
-                crop = _letterbox(crop, self.info.width, self.info.height)
+                crop, _ = letterbox(crop, self.info.width, self.info.height)
             batch.append(crop)
         x = np.stack(batch).astype(np.float32)
         if self.info.channel_order == "RGB":
@@ -183,13 +168,3 @@ class TileClassifier:
         k = min(k, len(self.classes))
         order = np.argsort(-probs, axis=1)[:, :k]
         return [[(self.classes[j], float(row[j])) for j in idx] for row, idx in zip(probs, order, strict=True)]
-
-
-def _letterbox(image: np.ndarray, width: int, height: int) -> np.ndarray:
-    scale = min(width / image.shape[1], height / image.shape[0])
-    w, h = max(1, round(image.shape[1] * scale)), max(1, round(image.shape[0] * scale))
-    resized = cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-    out = np.full((height, width, 3), 114, np.uint8)
-    y, x = (height - h) // 2, (width - w) // 2
-    out[y:y + h, x:x + w] = resized
-    return out

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 from fanscan.scoring.errors import FanscanError
+from fanscan.vision.letterbox import PAD_GREY
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class CropSpec:
 
 
 DEFAULT_SPEC = CropSpec()
-_GREY = (114, 114, 114)
+_GREY = (PAD_GREY,) * 3  # a constant border is the letterbox grey
 
 
 def quad_from_box(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:

@@ -24,7 +24,7 @@ upside down or face down is the classifier's call.
 
 from __future__ import annotations
 
-import json
+import functools
 import math
 import os
 from dataclasses import dataclass, replace
@@ -33,6 +33,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 from fanscan.scoring.errors import FanscanError
+from fanscan.vision.letterbox import letterbox
+from fanscan.vision.onnx_model import json_floats, open_model
 
 from fanscan import models
 
@@ -49,6 +51,7 @@ REFINE_MAX_FACTOR = 3  # the closer look runs at up to 3 x 384 = 1152 px on the 
 PARTITION_ALIGNMENT = 0.3
 # ONNX metadata keys of the box-size calibration: factors applied to each box's width / height about its centre.
 BOX_SCALE_KEYS = ("box_scale_x", "box_scale_y")
+REQUIRED_KEYS = ("input_size", "normalisation_mean", "normalisation_std", "output_stride")
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,8 +82,8 @@ class DetectedTile:
 
 
 @dataclass(frozen=True)
-class ModelInfo:
-    """What the ONNX metadata says about the model's input and outputs."""
+class DetectorInfo:
+    """What the detector's ONNX metadata says about its input and outputs."""
 
     input_size: int
     mean: tuple[float, float, float]
@@ -111,21 +114,10 @@ class TileDetector:
 
     def __init__(self, model_path: str | Path | None = None, threads: int | None = None,
                  box_scale: tuple[float, float] | None = None) -> None:
-        import onnxruntime as ort  # imported here so that `vision` imports stay light
-
-        path = Path(model_path) if model_path is not None else DEFAULT_MODEL
-        if not path.is_file():
-            raise FanscanError(f"{path}: detector model not found")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or min(2, os.cpu_count() or 1)
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        try:
-            self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        except Exception as error:  # onnxruntime raises its own types for corrupt / foreign files
-            raise FanscanError(f"{path}: not a loadable ONNX detector model ({type(error).__name__})") from None
-        self.path = path
-        self.info = read_model_info(self.session, path)
+        model = open_model(Path(model_path) if model_path is not None else DEFAULT_MODEL, "detector",
+                           threads or min(2, os.cpu_count() or 1))
+        self.path, self.session = model.path, model.session
+        self.info = model.read_info("tile detector", REQUIRED_KEYS, _parse_info)
         if box_scale is not None:
             sx, sy = (_check_box_scale(f"box_scale[{i}]", v) for i, v in enumerate(box_scale))
             self.info = replace(self.info, box_scale_x=sx, box_scale_y=sy)
@@ -133,7 +125,7 @@ class TileDetector:
 
     def run(self, image_bgr: np.ndarray, size: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
         """Letterboxed forward pass: (heatmap (H, W), distances (4, H, W) in input pixels, scale input/original)."""
-        blob, scale = letterbox(image_bgr, size or self.info.input_size, self.info)
+        blob, scale = input_blob(image_bgr, size or self.info.input_size, self.info)
         heat, distances = self.session.run(None, {self.input_name: blob})
         return heat[0, 0], distances[0], scale
 
@@ -217,28 +209,21 @@ class TileDetector:
                 np.concatenate([centres, fine_centres]), region_scale)
 
 
-def read_model_info(session, path: Path) -> ModelInfo:
-    meta = session.get_modelmeta().custom_metadata_map
-    try:
-        mean = json.loads(meta["normalisation_mean"])
-        std = json.loads(meta["normalisation_std"])
-        return ModelInfo(
-            input_size=int(meta["input_size"]),
-            mean=tuple(float(v) for v in mean),
-            std=tuple(float(v) for v in std),
-            channel_order=meta.get("channel_order", "RGB"),
-            stride=int(meta["output_stride"]),
-            pad_multiple=int(meta.get("pad_multiple", 32)),
-            score_threshold=float(meta.get("score_threshold", 0.3)),
-            nms_iou=float(meta.get("nms_iou", 0.5)),
-            box_scale_x=_check_box_scale(f"{path}: metadata {BOX_SCALE_KEYS[0]}", meta.get(BOX_SCALE_KEYS[0], 1.0)),
-            box_scale_y=_check_box_scale(f"{path}: metadata {BOX_SCALE_KEYS[1]}", meta.get(BOX_SCALE_KEYS[1], 1.0)),
-            partition=_check_flag(f"{path}: metadata partition_overlaps", meta.get("partition_overlaps", "true")),
-            centre_suppression=_check_fraction(f"{path}: metadata centre_suppression",
-                                               meta.get("centre_suppression", "0")),
-        )
-    except (KeyError, ValueError, TypeError) as error:
-        raise FanscanError(f"{path}: detector metadata lacks or garbles {error}") from None
+def _parse_info(meta: dict[str, str]) -> DetectorInfo:
+    return DetectorInfo(
+        input_size=int(meta["input_size"]),
+        mean=json_floats(meta["normalisation_mean"]),  # type: ignore[arg-type]
+        std=json_floats(meta["normalisation_std"]),  # type: ignore[arg-type]
+        channel_order=meta.get("channel_order", "RGB"),
+        stride=int(meta["output_stride"]),
+        pad_multiple=int(meta.get("pad_multiple", 32)),
+        score_threshold=float(meta.get("score_threshold", 0.3)),
+        nms_iou=float(meta.get("nms_iou", 0.5)),
+        box_scale_x=_check_box_scale(f"metadata {BOX_SCALE_KEYS[0]}", meta.get(BOX_SCALE_KEYS[0], 1.0)),
+        box_scale_y=_check_box_scale(f"metadata {BOX_SCALE_KEYS[1]}", meta.get(BOX_SCALE_KEYS[1], 1.0)),
+        partition=_check_flag("metadata partition_overlaps", meta.get("partition_overlaps", "true")),
+        centre_suppression=_check_fraction("metadata centre_suppression", meta.get("centre_suppression", "0")),
+    )
 
 
 def _check_fraction(where: str, value: str) -> float:
@@ -291,24 +276,17 @@ def check_image(image: np.ndarray) -> None:
         raise FanscanError("detect: the image is empty")
 
 
-def letterbox(image_bgr: np.ndarray, size: int, info: ModelInfo) -> tuple[np.ndarray, float]:
-    """NCHW float32 blob: long side resized to `size`, aspect kept, padded right / bottom to `pad_multiple`."""
-    h, w = image_bgr.shape[:2]
-    scale = size / max(h, w)
-    nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
-    interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-    resized = cv2.resize(image_bgr, (nw, nh), interpolation=interpolation)
-    m = info.pad_multiple
-    pw, ph = math.ceil(nw / m) * m, math.ceil(nh / m) * m
-    canvas = np.full((ph, pw, 3), 114, np.uint8)
-    canvas[:nh, :nw] = resized
+def input_blob(image_bgr: np.ndarray, size: int, info: DetectorInfo) -> tuple[np.ndarray, float]:
+    """NCHW float32 blob: long side resized to `size`, aspect kept, padded right / bottom to `pad_multiple`;
+    and the scale (input pixels per photo pixel)."""
+    canvas, scale = letterbox(image_bgr, size, size, info.pad_multiple)
     if info.channel_order.upper() == "RGB":
         canvas = canvas[:, :, ::-1]
     mean = np.array(info.mean, np.float32) * 255
     inv_std = 1.0 / (np.array(info.std, np.float32) * 255)
     blob = (canvas.astype(np.float32) - mean) * inv_std
     # Scale from the resize only: the padding adds no offset because it sits right / bottom.
-    return np.ascontiguousarray(blob.transpose(2, 0, 1)[None]), nw / w
+    return np.ascontiguousarray(blob.transpose(2, 0, 1)[None]), scale
 
 
 def decode(heat: np.ndarray, distances: np.ndarray, stride: int, threshold: float
@@ -399,15 +377,12 @@ def make_tile(box: np.ndarray, score: float) -> DetectedTile:
     return DetectedTile(quad, (x0, y0, x1, y1), score, orientation)
 
 
-_DEFAULT: TileDetector | None = None
-
-
+# A cache, not state: the shipped model never changes while the process runs, and opening its session costs about
+# as much as detecting one photo, so every default user (`detect`, each `Pipeline()`, a batch of photos) shares one.
+@functools.cache
 def default_detector() -> TileDetector:
     """The shipped model, loaded once per process."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = TileDetector()
-    return _DEFAULT
+    return TileDetector()
 
 
 def detect(image_bgr: np.ndarray, model: TileDetector | None = None) -> list[DetectedTile]:

@@ -26,10 +26,10 @@ from dataclasses import dataclass, field, replace
 from fanscan.scoring.hand import CHOW, KONG, PUNG, Hand, Meld
 from fanscan.scoring.tiles import FLOWERS, INDEX, N_KINDS
 from fanscan.vision import hand_shape
+from fanscan.vision.classify import BACK, NONE
 from fanscan.vision.readings import Candidate, best_first, prune_candidates
 from fanscan.vision.rows import Layout, Point, find_rows
 
-BACK, NONE = "back", "none"
 UPRIGHT, SIDEWAYS = "upright", "sideways"
 
 # How much less probable (summed -log p) a reading may be than the classifier's own best and still be chosen

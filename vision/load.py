@@ -13,11 +13,17 @@ OpenCV build rotates (OpenCV's IMREAD_COLOR rotates JPEGs itself; tests check th
 Photos larger than `WORKING_MAX_SIDE` on their long side are scaled down (JPEGs partly while decoding, with
 libjpeg's DCT scaling, which is faster than decoding all pixels); `LoadedImage.scale` maps working pixels back
 to the file's pixels: original = working / scale.
+
+The header readers below are hand-written on purpose: they read only the first bytes (the size must be checked
+before any pixel is decoded, and OpenCV has no header-only call), they let the decode itself use libjpeg's scaled
+decoding, and they spare a second image library (Pillow) beside OpenCV for a few dozen lines; tests/test_load.py
+covers the damaged, truncated, oversized and rotated cases.
 """
 
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,32 +139,49 @@ def read_header(data: bytes, where: str) -> Header:
     raise FanscanError(f"{where}: not an image file (expected JPEG, PNG or WebP)")
 
 
-def _jpeg_header(data: bytes, where: str) -> Header:
+# JPEG markers: start of frame (the image size), start of scan (the compressed data follows), APP1 (EXIF), and the
+# ones that stand alone without a length.
+_JPEG_FRAME = frozenset((0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF))
+_JPEG_SCAN = 0xDA
+_JPEG_APP1 = 0xE1
+_JPEG_NO_LENGTH = frozenset((0x01, *range(0xD0, 0xD8)))
+
+
+def _jpeg_segments(data: bytes) -> Iterator[tuple[int, int | None, bytes]]:
+    """(offset, marker, payload) of each segment after the SOI marker, in file order, up to and including the
+    first start of scan. A byte where a marker should be but is not ends the walk as (offset, None, b"")."""
     pos = 2
-    orientation = 1
-    n = len(data)
-    while pos + 4 <= n:
+    while pos + 4 <= len(data):
         if data[pos] != 0xFF:
-            raise FanscanError(f"{where}: damaged JPEG (bad marker at byte {pos})")
+            yield pos, None, b""
+            return
         marker = data[pos + 1]
         if marker == 0xFF:  # fill byte
             pos += 1
             continue
-        if marker in (0x01, *range(0xD0, 0xD8)):  # markers without a length
+        if marker in _JPEG_NO_LENGTH:
             pos += 2
             continue
         length = struct.unpack(">H", data[pos + 2:pos + 4])[0]
-        segment = data[pos + 4:pos + 2 + length]
-        if marker == 0xE1 and segment[:6] == b"Exif\x00\x00":
+        yield pos, marker, data[pos + 4:pos + 2 + length]
+        if marker == _JPEG_SCAN:
+            return
+        pos += 2 + length
+
+
+def _jpeg_header(data: bytes, where: str) -> Header:
+    orientation = 1
+    for pos, marker, segment in _jpeg_segments(data):
+        if marker is None:
+            raise FanscanError(f"{where}: damaged JPEG (bad marker at byte {pos})")
+        if marker == _JPEG_APP1 and segment[:6] == b"Exif\x00\x00":
             orientation = _tiff_orientation(segment[6:])
-        if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF):
+        if marker in _JPEG_FRAME:
             if len(segment) < 5:
                 break
             height, width = struct.unpack(">HH", segment[1:5])
             return Header("jpeg", width, height, orientation)
-        if marker == 0xDA:  # start of scan before any frame header
-            break
-        pos += 2 + length
+        # A start of scan before any frame header ends the walk without a size.
     raise FanscanError(f"{where}: truncated or damaged JPEG (no frame header with the image size)")
 
 
@@ -265,18 +288,7 @@ def check_complete(data: bytes, header: Header, where: str) -> None:
 
 def _jpeg_scan_start(data: bytes) -> int:
     """Byte offset of the first start-of-scan segment, or -1."""
-    pos = 2
-    while pos + 4 <= len(data):
-        if data[pos] != 0xFF:
-            return -1
-        marker = data[pos + 1]
-        if marker == 0xFF:
-            pos += 1
-            continue
-        if marker in (0x01, *range(0xD0, 0xD8)):
-            pos += 2
-            continue
-        if marker == 0xDA:
+    for pos, marker, _ in _jpeg_segments(data):
+        if marker == _JPEG_SCAN:
             return pos
-        pos += 2 + struct.unpack(">H", data[pos + 2:pos + 4])[0]
     return -1

@@ -11,12 +11,14 @@ scaled down to work on.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 from fanscan.scoring.errors import FanscanError
+from fanscan.vision.aspect import AspectFix, stretched_back, unsqueeze
 from fanscan.vision.crops import DEFAULT_SPEC, crop_tiles
 from fanscan.vision.detect import DetectedTile, TileDetector, default_detector
 from fanscan.vision.group import ObservedTile, choose_reading
@@ -42,23 +44,14 @@ def observed_tiles(
     return tiles
 
 
-def read_hand_tiles(
-    image: np.ndarray, detections: list[DetectedTile], readings: list[list[tuple[str, float]]]
-) -> list[str] | None:
-    """The whole-hand hook of `benchmarks/eval_detection.py` (`HandReader`): the tile ids of the hand the grouping
-    stage proposes for these detections and readings (faces and flowers; no backs), or None without tiles."""
-    if not detections or any(not r for r in readings):
-        return None
-    best = choose_reading(observed_tiles(detections, readings)).best
-    return list(best.tile_multiset()) if best is not None else None
-
-
 class Pipeline:
     """The models of the photo pipeline, loaded once; `propose` turns a photo into a `HandProposal`."""
 
     def __init__(self, detector: TileDetector | None = None, classifier=None, top_k: int = TOP_K,
-                 profile: str | Path | None = None) -> None:
-        """`profile`: a set profile file of `fanscan calibrate` for the shipped classifier (not with `classifier`)."""
+                 aspect_search: bool = True, profile: str | Path | None = None) -> None:
+        """`aspect_search`: look again at a photo that seems squeezed along one axis (`vision.aspect`); off only to
+        measure what it costs or brings. `profile`: a set profile file of `fanscan calibrate` for the shipped
+        classifier (not with `classifier`)."""
         self.detector = detector or default_detector()
         if classifier is not None and profile is not None:
             raise ValueError("give a profile to the TileClassifier you pass, not to the Pipeline")
@@ -68,6 +61,7 @@ class Pipeline:
             classifier = TileClassifier(profile=profile)
         self.classifier = classifier
         self.top_k = top_k
+        self.aspect_search = aspect_search
 
     def propose(self, image: str | Path | np.ndarray | LoadedImage) -> HandProposal:
         """The proposal for a photo file, a decoded `LoadedImage`, or a BGR uint8 array."""
@@ -88,12 +82,18 @@ class Pipeline:
             loaded = image if isinstance(image, LoadedImage) else load_image(image)
             pixels, scale, name = loaded.image, loaded.scale, str(loaded.path)
         lap("load")  # ~0 when the caller decoded the photo
+        # A photo squeezed along one axis is detected again shrunk along it (vision.aspect); its tiles are cut from
+        # the shrunk photo, where they have their shape back.
         detections = self.detector.detect(pixels)
+        shrunk, fix = pixels, AspectFix()
+        if self.aspect_search:
+            shrunk, fix, detections = unsqueeze(pixels, self.detector.detect, detections)
         lap("detect")
         spec = getattr(self.classifier, "crop_spec", DEFAULT_SPEC)
-        crops = crop_tiles(pixels, [d.quad for d in detections], spec)
+        crops = crop_tiles(shrunk, [d.quad for d in detections], spec)
         lap("crop")
         readings = self.classifier.classify(crops, self.top_k) if len(detections) else []
+        detections = stretched_back(detections, fix)
         lap("classify")
         tiles = observed_tiles(detections, readings, scale)
         grouping = choose_reading(tiles)
@@ -105,15 +105,12 @@ class Pipeline:
         return build_proposal(tiles, grouping, name, size, boxes=boxes, timings_ms=timings)
 
 
-_PIPELINES: dict[str | None, Pipeline] = {}
-
-
+# A cache, not state: the shipped models never change while the process runs, and loading them costs about as much
+# as reading one photo, so `propose` and the photo and batch commands share one pipeline per process.
+@functools.cache
 def default_pipeline(profile: str | Path | None = None) -> Pipeline:
     """The pipeline with the shipped models (and a set profile, when given), loaded once per process."""
-    key = str(profile) if profile is not None else None
-    if key not in _PIPELINES:
-        _PIPELINES[key] = Pipeline(profile=profile)
-    return _PIPELINES[key]
+    return Pipeline(profile=profile)
 
 
 def propose(image: str | Path | np.ndarray | LoadedImage) -> HandProposal:

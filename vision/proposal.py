@@ -22,6 +22,7 @@ from fanscan.scoring.notation import format_hand
 from fanscan.scoring.tiles import INDEX
 from fanscan.vision.group import (
     BACK,
+    COMPLETE,
     INCOMPLETE,
     INVALID,
     LOW_CONFIDENCE,
@@ -36,6 +37,12 @@ from fanscan.vision.group import (
 STANDING, WINNING, MELD, FLOWER, DROPPED, UNUSED = "standing", "winning", "meld", "flower", "dropped", "unused"
 # Status of a proposal with no tiles (the others are vision.group's reading statuses).
 EMPTY = "empty"
+# Why a proposal is not a complete hand (`HandProposal.problem`; `problem_text` says it in words): for programs,
+# which should not search the warnings' English.
+NO_TILES = "no_tiles"
+TOO_FEW_TILES = "too_few_tiles"
+TOO_MANY_TILES = "too_many_tiles"
+NOT_A_WINNING_HAND = "not_a_winning_hand"
 
 
 @dataclass
@@ -113,7 +120,12 @@ class HandProposal:
 
     `hand`: GB notation of the proposed hand without context ("" when no tile was read); `status`: complete
     (a winning hand), ready (13 tiles that wait on something), incomplete, invalid, or empty (no tiles);
-    `winning_tile_set_apart`: the photo shows the winning tile apart (else the last standing tile was assumed)."""
+    `winning_tile_set_apart`: the photo shows the winning tile apart (else the last standing tile was assumed);
+    `problem`: None for a complete hand, else why not (NO_TILES, TOO_FEW_TILES, TOO_MANY_TILES,
+    NOT_A_WINNING_HAND), with `problem_text` saying it in words (also among the warnings);
+    `rule_overrides`: the numbers of the tiles read otherwise than the classifier's own best so that the hand is
+    valid (the rules overruled it, by at most 1000:1). A complete hand that needs such an override is complete only
+    once a person accepts it (`needs_review`)."""
 
     image: str | None
     image_size: tuple[int, int]
@@ -126,6 +138,24 @@ class HandProposal:
     alternatives: list[HandAlternative] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    problem: str | None = None
+    problem_text: str = ""
+    rule_overrides: list[int] = field(default_factory=list)
+
+    @property
+    def needs_review(self) -> bool:
+        """The hand reads as complete only because the rules overruled the classifier on some tile."""
+        return bool(self.rule_overrides) and self.status != EMPTY
+
+    def override_summary(self) -> str:
+        """The overridden tiles in words: 'tile 5 read as 7p (the classifier preferred 6p 0.71)', joined by '; '."""
+        parts = []
+        for tile in self.tiles:
+            if tile.number in self.rule_overrides:
+                preferred = max(tile.alternatives, key=lambda a: a[1], default=(tile.tile, tile.confidence))
+                parts.append(f"tile {tile.number} read as {tile.tile} (the classifier preferred {preferred[0]} "
+                             f"{_prob(preferred[1])})")
+        return "; ".join(parts)
 
     # ---- JSON ----
     def to_dict(self) -> dict[str, Any]:
@@ -134,6 +164,8 @@ class HandProposal:
             "image_size": list(self.image_size),
             "hand": self.hand,
             "status": self.status,
+            "problem": self.problem,
+            "problem_text": self.problem_text,
             "flowers": list(self.flowers),
             "winning_tile_set_apart": self.winning_tile_set_apart,
             "tiles": [t.to_dict() for t in self.tiles],
@@ -141,6 +173,8 @@ class HandProposal:
             "alternatives": [a.to_dict() for a in self.alternatives],
             "warnings": list(self.warnings),
             "timings_ms": dict(self.timings_ms),
+            "rule_overrides": list(self.rule_overrides),
+            "needs_review": self.needs_review,
         }
 
     @classmethod
@@ -160,6 +194,9 @@ class HandProposal:
                 alternatives=[HandAlternative.from_dict(a) for a in data.get("alternatives", [])],
                 warnings=[str(w) for w in data.get("warnings", [])],
                 timings_ms={str(k): float(v) for k, v in data.get("timings_ms", {}).items()},
+                problem=None if data.get("problem") is None else str(data["problem"]),
+                problem_text=str(data.get("problem_text", "")),
+                rule_overrides=[int(n) for n in data.get("rule_overrides", [])],
             )
         except (KeyError, TypeError, ValueError, IndexError) as error:
             raise FanscanError(f"not a hand proposal: {error.__class__.__name__}: {error}") from None
@@ -193,18 +230,20 @@ def _prob(p: float) -> str:
     return f"{p:.2f}" if p >= 0.01 else f"{p:.1g}"
 
 
-def _count_warning(reading: Reading) -> str | None:
+def _count_warning(reading: Reading) -> tuple[str, str] | None:
+    """(TOO_FEW_TILES or TOO_MANY_TILES, the warning in words) when the reading shows another number of tiles than
+    a finished hand; None when the count is right."""
     kongs = sum(1 for m in reading.melds if m.meld.kind == KONG)
     shown = len(reading.standing) + (reading.winning is not None) + sum(len(m.meld.tiles) for m in reading.melds)
     expected = 14 + kongs
     if shown < expected:
         missing = expected - shown
         what = "one" if missing == 1 else f"{missing}"
-        return (f"{shown} tiles found, a finished hand shows {expected}: {what} may be hidden by glare or out of the "
-                "photo, or the hand is not finished")
+        return TOO_FEW_TILES, (f"{shown} tiles found, a finished hand shows {expected}: {what} may be hidden by "
+                               "glare or out of the photo, or the hand is not finished")
     if shown > expected:
-        return (f"{shown} tiles found, a hand shows {expected}: the photo may hold more than one hand, or some are "
-                "not part of it (discards, the wall)")
+        return TOO_MANY_TILES, (f"{shown} tiles found, a hand shows {expected}: the photo may hold more than one "
+                                "hand, or some are not part of it (discards, the wall)")
     return None
 
 
@@ -222,7 +261,7 @@ def build_proposal(
     timings = dict(timings_ms or {})
     if best is None:
         return HandProposal(image, image_size, [], [], "", [], EMPTY, warnings=list(grouping.warnings),
-                            timings_ms=timings)
+                            timings_ms=timings, problem=NO_TILES, problem_text="no tiles found in this photo")
     order = [i for row in grouping.layout.rows for i in row.tiles]
     number_of = {index: n for n, index in enumerate(order, start=1)}
     melds = [
@@ -238,6 +277,7 @@ def build_proposal(
         role_of[best.winning] = (WINNING, None)
 
     proposed: list[ProposedTile] = []
+    overrides: list[int] = []
     warnings: list[str] = list(grouping.warnings)
     for index in order:
         observed = tiles[index]
@@ -255,6 +295,7 @@ def build_proposal(
                                      meld))
         top_tile, top_prob = max(observed.candidates, key=lambda c: c[1])
         if top_tile != reading:
+            overrides.append(number)
             warnings.append(f"tile {number} read as {reading} ({_prob(confidence)}) to make a valid hand; "
                             f"the classifier preferred {top_tile} ({_prob(top_prob)})")
         elif confidence < low_confidence and role != DROPPED:
@@ -274,17 +315,23 @@ def build_proposal(
                         "left out")
     hand = format_hand(best.hand())
     status = best.status
+    problem, problem_text = None, ""
     if not best.hand().all_tiles() and not best.flowers:
         # Nothing face up was read as a tile (only face-down tiles, or detections that are not tiles).
         status, hand = EMPTY, ""
-        warnings.append("no tiles found in this photo")
+        problem, problem_text = NO_TILES, "no tiles found in this photo"
+        warnings.append(problem_text)
     else:
-        count_warning = _count_warning(best)
-        if count_warning:
-            warnings.append(count_warning)
+        count_problem = _count_warning(best)
+        if count_problem:
+            warnings.append(count_problem[1])
+        shape_problem = None
         if best.status in (INCOMPLETE, INVALID):
-            warnings.append(f"the tiles do not form a winning hand: {best.problem}" if best.problem
-                            else "the tiles do not form a winning hand")
+            shape_problem = (f"the tiles do not form a winning hand: {best.problem}" if best.problem
+                             else "the tiles do not form a winning hand")
+            warnings.append(shape_problem)
+        if status != COMPLETE:  # the count, when wrong, says best why the hand is not complete
+            problem, problem_text = count_problem or (NOT_A_WINNING_HAND, shape_problem or "not a complete hand")
 
     # Runner-up readings of the whole hand; several readings may make the same hand (either of two equal tiles
     # read otherwise): each hand once, the most probable reading of it.
@@ -313,6 +360,9 @@ def build_proposal(
         alternatives=alternatives,
         warnings=warnings,
         timings_ms=timings,
+        problem=problem,
+        problem_text=problem_text,
+        rule_overrides=overrides,
     )
 
 

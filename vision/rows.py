@@ -16,6 +16,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from fanscan.scoring.disjoint_sets import DisjointSets
+
 Point = tuple[float, float]
 Quad = tuple[Point, Point, Point, Point]
 
@@ -114,21 +116,14 @@ def _same_row(a: TilePlacement, b: TilePlacement) -> bool:
 
 def _cluster_rows(placements: list[TilePlacement]) -> list[list[TilePlacement]]:
     """Connected components of the 'overlaps across the row' relation (union-find; a hand has few tiles)."""
-    parent = list(range(len(placements)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
+    groups = DisjointSets(len(placements))
     for i in range(len(placements)):
         for j in range(i + 1, len(placements)):
             if _same_row(placements[i], placements[j]):
-                parent[root(i)] = root(j)
+                groups.union(i, j)
     clusters: dict[int, list[TilePlacement]] = {}
     for i, placement in enumerate(placements):
-        clusters.setdefault(root(i), []).append(placement)
+        clusters.setdefault(groups.find(i), []).append(placement)
     rows = [sorted(c, key=lambda p: p.u_center) for c in clusters.values()]
     rows.sort(key=lambda r: statistics.median((p.n0 + p.n1) / 2 for p in r))
     return rows

@@ -6,12 +6,11 @@ tiles are background.
 
 from __future__ import annotations
 
-import ast
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
 from fanscan.scoring.errors import FanscanError
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp")
@@ -46,23 +45,25 @@ class LabelledImage:
 
 
 def read_class_names(data_yaml: Path) -> list[str]:
-    """The `names:` list of a YOLO `data.yaml` (inline list or one `- name` / `i: name` per line)."""
-    text = Path(data_yaml).read_text(encoding="utf-8")
-    inline = re.search(r"^names:\s*(\[.*?\])", text, re.MULTILINE | re.DOTALL)
-    if inline:
-        return [str(n) for n in ast.literal_eval(inline.group(1))]
-    names: list[str] = []
-    block = re.search(r"^names:\s*\n((?:[ \t]+.*\n?)+)", text, re.MULTILINE)
-    if block:
-        for line in block.group(1).splitlines():
-            item = line.strip()
-            if item.startswith("- "):
-                names.append(item[2:].strip().strip("'\""))
-            elif ":" in item:
-                names.append(item.split(":", 1)[1].strip().strip("'\""))
-    if not names:
-        raise FanscanError(f"{data_yaml}: no 'names:' list of classes found")
-    return names
+    """The `names:` of a YOLO `data.yaml`, in class index order: a list, or a mapping from index to name."""
+    path = Path(data_yaml)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise FanscanError(f"{path}: cannot be read ({error.strerror or type(error).__name__})") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        problem = getattr(error, "problem", None) or type(error).__name__
+        raise FanscanError(f"{where}: not valid YAML ({problem})") from None
+    names = data.get("names") if isinstance(data, dict) else None
+    if isinstance(names, dict):
+        if set(names) != set(range(len(names))):
+            raise FanscanError(f"{path}: the keys of 'names:' are not the class indices 0..{len(names) - 1}")
+        names = [names[i] for i in range(len(names))]
+    if not isinstance(names, list) or not names:
+        raise FanscanError(f"{path}: no 'names:' list of classes found")
+    return [str(name) for name in names]
 
 
 def parse_label_line(line: str, where: str) -> LabelBox | None:

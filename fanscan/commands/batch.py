@@ -22,12 +22,14 @@ from fanscan.commands.photo import (
     accepted_hand,
     add_context_arguments,
     add_profile_argument,
+    add_review_arguments,
     context_from_args,
     read_photo,
 )
 from fanscan.scoring import score
 from fanscan.scoring.errors import FanscanError
 
+NEEDS_REVIEW = "needs_review"  # row status of a hand complete only by a rule override (see --accept-overrides)
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
 COLUMNS = ("file", "ok", "status", "hand", "total", "total_without_flowers", "meets_minimum", "fans", "tiles",
            "warnings", "error", "ms")
@@ -44,6 +46,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--rules", choices=("mcr", "hk"), default="mcr", help="rule set (default mcr)")
     add_profile_argument(parser)
     add_context_arguments(parser)
+    add_review_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -61,7 +64,10 @@ def score_photo(path: Path, args: argparse.Namespace) -> dict[str, Any]:
         proposal = read_photo(str(path), profile=args.profile)
         row.update(status=proposal.status, hand=proposal.hand.strip(), tiles=len(proposal.tiles),
                    warnings="; ".join(proposal.warnings))
-        result = score(accepted_hand(proposal, args), context_from_args(args, proposal.flowers), rules=args.rules)
+        if proposal.needs_review and not args.accept_overrides:
+            row["status"] = NEEDS_REVIEW  # accepted_hand refuses it below: an error row that says why
+        result = score(accepted_hand(proposal, args), context_from_args(args, proposal.flowers), rules=args.rules,
+                       variant=args.variant)
         row.update(ok=True, hand=result.hand, total=result.total, total_without_flowers=result.total_without_flowers,
                    meets_minimum=result.meets_minimum,
                    fans="; ".join(f"{f.name}{' x' + str(f.count) if f.count > 1 else ''} {f.points}"

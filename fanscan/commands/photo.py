@@ -14,10 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from dataclasses import replace
 
 from fanscan.commands import score as score_command
 from fanscan.confirm import LOW_CONFIDENCE, Prompter, ask_context, confirm_hand, describe_proposal
+from fanscan.labels.save import save_confirmed_photo
 from fanscan.scoring import Hand, WinContext, parse_hand, score
 from fanscan.scoring.errors import FanscanError
 from fanscan.vision.proposal import EMPTY, HandProposal
@@ -28,10 +30,18 @@ MAX_CONTEXT_TRIES = 3
 
 def add_context_arguments(parser: argparse.ArgumentParser) -> None:
     """The win-context flags of `fanscan score`, plus the winning tile (a photo may not show which it was)."""
+    score_command.add_variant_argument(parser)
     score_command.add_context_arguments(parser)
     parser.add_argument("--winning-tile", metavar="TILE",
                         help="the tile that completed the hand (default: the one set apart in the photo, else the "
                              "last one)")
+
+
+def add_review_arguments(parser: argparse.ArgumentParser) -> None:
+    """Whether a hand that only a rule override makes complete may be scored without a person looking at it."""
+    parser.add_argument("--accept-overrides", action="store_true",
+                        help="score a hand that reads as complete only because the rules overruled the classifier "
+                             "on some tile (default: such a photo needs review)")
 
 
 def context_from_args(args: argparse.Namespace, photo_flowers: list[str] | tuple[str, ...] = ()) -> WinContext:
@@ -56,22 +66,38 @@ def add_parser(subparsers) -> None:
     parser.add_argument("-y", "--yes", action="store_true", help="accept the proposal; context from flags")
     parser.add_argument("--json", action="store_true", help="print proposal and score as one JSON object")
     parser.add_argument("--annotate", metavar="OUT.png", help="write the photo with numbered, labelled tiles")
+    parser.add_argument("--save-labels", metavar="DATASET",
+                        help="once the hand is confirmed, add the photo and its corrected labels to this YOLO "
+                             "dataset folder (created if new)")
     parser.add_argument("--rules", choices=("mcr", "hk"), default="mcr", help="rule set (default mcr)")
     parser.add_argument("--tiles", choices=("ascii", "unicode", "en", "zh"), default="ascii",
                         help="how tiles are shown in the score breakdown (default ascii)")
     add_profile_argument(parser)
     add_context_arguments(parser)
+    add_review_arguments(parser)
     parser.set_defaults(run=run)
 
 
 def read_photo(image: str, annotate: str | None = None, profile: str | None = None) -> HandProposal:
-    """The proposal for a photo (and the annotated copy when asked); a photo without tiles is an error."""
+    """The proposal for a photo (and the annotated copy when asked); a photo without tiles is an error.
+
+    Its timings are the ones the user waits for: `load` is the decoding of the file (done here, before the
+    pipeline, which then finds the photo decoded), `models` the loading of the models (the first photo of a
+    process), and `total` everything from opening the file to the proposal."""
     from fanscan.vision.load import load_image
     from fanscan.vision.pipeline import default_pipeline
 
+    if annotate is not None and not annotate.strip():
+        raise FanscanError("--annotate needs a file name (OUT.png, .jpg or .webp)")
+    started = time.perf_counter()
     loaded = load_image(image)
+    decoded = time.perf_counter()
     pipeline = default_pipeline(profile) if profile else default_pipeline()
+    ready = time.perf_counter()
     proposal = pipeline.propose(loaded)
+    done = time.perf_counter()
+    proposal.timings_ms.update(load=round((decoded - started) * 1000, 2), models=round((ready - decoded) * 1000, 2),
+                               total=round((done - started) * 1000, 2))
     if annotate:
         from fanscan.vision.annotate import write_annotated
 
@@ -81,12 +107,17 @@ def read_photo(image: str, annotate: str | None = None, profile: str | None = No
     return proposal
 
 
-def accepted_hand(proposal: HandProposal, args: argparse.Namespace) -> Hand:
-    """The proposal's hand as it stands (for --yes / --json); an incomplete reading is an error."""
+def accepted_hand(proposal: HandProposal, args: argparse.Namespace, can_correct: bool = False) -> Hand:
+    """The proposal's hand as it stands (for --yes / --json / batch); an incomplete reading is an error, which
+    suggests the interactive run only where one is possible (`can_correct`: the text output of --yes)."""
     if proposal.status != "complete":
-        warning = next((w for w in reversed(proposal.warnings) if "tiles found" in w or "winning hand" in w), "")
-        raise FanscanError(f"{proposal.image}: the photo does not read as a complete hand ({proposal.hand.strip()}"
-                           f"{'; ' + warning if warning else ''}); run without --yes to correct it")
+        why = f"; {proposal.problem_text}" if proposal.problem_text else ""
+        hint = "; run without --yes to correct it" if can_correct else ""
+        raise FanscanError(f"{proposal.image}: the photo does not read as a complete hand "
+                           f"({proposal.hand.strip()}{why}){hint}")
+    if proposal.needs_review and not args.accept_overrides:
+        raise FanscanError(f"{proposal.image}: needs review: complete only by a rule override: "
+                           f"{proposal.override_summary()}; check it, or pass --accept-overrides")
     hand = parse_hand(proposal.hand)
     if args.winning_tile:
         from fanscan.confirm import with_winning_tile
@@ -103,43 +134,50 @@ def run(args: argparse.Namespace) -> int:
     if args.yes:
         for line in describe_proposal(proposal, LOW_CONFIDENCE):
             print(line)
-        result = score(accepted_hand(proposal, args), defaults, rules=args.rules)
+        result = score(accepted_hand(proposal, args, can_correct=True), defaults, rules=args.rules,
+                       variant=args.variant)
+        save_confirmed_photo(args.save_labels, args.image, proposal)
         print(score_command.render(result, args.tiles))
         return 0
     prompter = Prompter()
     hand, proposal = confirm_hand(proposal, prompter)
+    save_confirmed_photo(args.save_labels, args.image, proposal, hand)
     if hand.context is not None:  # the typed hand string said it all
-        result = score(hand, None, rules=args.rules)
+        result = score(hand, None, rules=args.rules, variant=args.variant)
     else:
         defaults = context_from_args(args, proposal.flowers)
         for attempt in range(1, MAX_CONTEXT_TRIES + 1):
             hand, context = ask_context(hand, defaults, prompter, ask_winning_tile=attempt == 1,
                                         rules=args.rules)
             try:
-                result = score(hand, context, rules=args.rules)
+                result = score(hand, context, rules=args.rules, variant=args.variant)
                 break
             except FanscanError as error:
                 if attempt == MAX_CONTEXT_TRIES:
                     raise
+                # the defaults stay the last valid ones: offering the rejected answer would make Enter repeat it
                 prompter.say(f"  {error}: please answer again")
-                defaults = context
     prompter.say()
     print(score_command.render(result, args.tiles))
     return 0
 
 
 def _run_json(args: argparse.Namespace) -> int:
-    """--json: no questions; one object with `ok`, `proposal`, `hand`, `score` (or `error`)."""
-    proposal = read_photo(args.image, args.annotate, args.profile)
-    out: dict = {"ok": False, "image": args.image, "proposal": proposal.to_dict()}
+    """--json: no questions; one object with `ok`, `proposal`, `hand`, `score` (or `error`, also for a file that
+    is not a usable photo: then `proposal` is null)."""
+    out: dict = {"ok": False, "image": args.image, "proposal": None}
     try:
-        result = score(accepted_hand(proposal, args), context_from_args(args, proposal.flowers), rules=args.rules)
+        proposal = read_photo(args.image, args.annotate, args.profile)
+        out["proposal"] = proposal.to_dict()
+        result = score(accepted_hand(proposal, args), context_from_args(args, proposal.flowers), rules=args.rules,
+                       variant=args.variant)
     except FanscanError as error:
         out["error"] = str(error)
         print(json.dumps(out, ensure_ascii=False))
         print(f"fanscan: error: {error}", file=sys.stderr)
         return 2
     out.update(ok=True, hand=result.hand, score=result.to_dict())
+    save_confirmed_photo(args.save_labels, args.image, proposal)
     print(json.dumps(out, ensure_ascii=False))
     return 0
 

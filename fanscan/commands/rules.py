@@ -9,6 +9,7 @@ from typing import Any
 
 from fanscan import scoring
 from fanscan.columns import pad, width
+from fanscan.commands.score import add_variant_argument
 from fanscan.scoring.engine import Fan, RuleSet
 from fanscan.usage_errors import one_line_errors
 
@@ -21,6 +22,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--rules", choices=sorted(scoring.RULE_SETS), action="append", type=str.lower,
                    help="rule set to list (repeatable; default: all)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_variant_argument(p)
     p.add_argument("-v", "--verbose", action="store_true", help="print each item's definition under it")
     one_line_errors(p)
     p.set_defaults(run=run)
@@ -47,6 +49,7 @@ def _value_text(rules: RuleSet, fan: Fan) -> str:
 def rules_dict(rules: RuleSet) -> dict[str, Any]:
     return {
         "rules": rules.name,
+        "variant": rules.variant,
         "title": rules.title,
         "minimum": rules.minimum,
         "cap": rules.cap,
@@ -61,7 +64,7 @@ def rules_dict(rules: RuleSet) -> dict[str, Any]:
 
 def render(rules: RuleSet, verbose: bool = False) -> str:
     fans = ordered_fans(rules)
-    head = f"{rules.name}: {rules.title}"
+    head = f"{rules.name}{f' (variant {rules.variant})' if rules.variant else ''}: {rules.title}"
     notes = []
     if rules.minimum is not None:
         notes.append(f"minimum {rules.minimum} fan")
@@ -85,7 +88,8 @@ def render(rules: RuleSet, verbose: bool = False) -> str:
 
 def run(args: argparse.Namespace) -> int:
     names = args.rules or sorted(scoring.RULE_SETS)
-    sets = [scoring.get_rule_set(n) for n in names]
+    # --variant applies to the rule sets that have variants (MCR); the others are listed as they are
+    sets = [scoring.get_rule_set(n, args.variant if scoring.get_rule_set(n).variants else None) for n in names]
     if args.json:
         print(json.dumps([rules_dict(r) for r in sets], ensure_ascii=False, indent=2))
     else:

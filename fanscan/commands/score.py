@@ -7,6 +7,7 @@ import gc
 import io
 import json
 import os
+import stat
 import sys
 from dataclasses import replace
 from typing import Any, TextIO
@@ -61,6 +62,17 @@ def add_context_arguments(parser: argparse.ArgumentParser) -> None:
                         "or a count 0-8")
 
 
+def add_variant_argument(parser: argparse.ArgumentParser) -> None:
+    """--variant: the MCR rule variant (the seed's rulings, or the Green Book / MIL values)."""
+    from fanscan.scoring.mcr import VARIANTS
+
+    parser.add_argument("--variant", choices=tuple(VARIANTS), type=str.lower, default=None,
+                        help="MCR rule variant: seed (default: the seed's rulings, seed-003 kong chart, Two Concealed "
+                             "Kongs 8) or mil (Green Book / MIL values as the reference engines: Two Concealed Kongs "
+                             "6, "
+                             "melded + concealed kong 5, three or more kongs without kong fans)")
+
+
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "score", help="score a hand string (or a file of them) with every fan explained",
@@ -73,6 +85,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--tiles", choices=("ascii", "unicode", "en", "zh"), default="ascii",
                    help="how tiles are shown in the text breakdown (default ascii; unicode needs a font with the "
                         "Mahjong Tiles block)")
+    add_variant_argument(p)
     add_context_arguments(p)
     one_line_errors(p)
     p.set_defaults(run=run)
@@ -132,14 +145,14 @@ def hand_context_text(ctx: WinContext | None) -> str:
 
 def score_text(text: str, args: argparse.Namespace) -> scoring.Score:
     hand = parse_hand(text)
-    return scoring.score(hand, context_from_args(args, hand), rules=args.rules)
+    return scoring.score(hand, context_from_args(args, hand), rules=args.rules, variant=args.variant)
 
 
 def _tiles(tiles: list[str], style: str) -> str:
     if style == "ascii":
-        from fanscan.scoring.notation import _run_text
+        from fanscan.scoring.notation import format_tiles
 
-        return _run_text(sorted(INDEX[t] for t in tiles)) if all(INDEX[t] < 34 for t in tiles) else "".join(tiles)
+        return format_tiles(tiles) if all(INDEX[t] < 34 for t in tiles) else "".join(tiles)
     return tiles_text(tiles, style)
 
 
@@ -164,10 +177,11 @@ def _win_text(result: scoring.Score, hand: Hand) -> str:
 
 def render(result: scoring.Score, style: str = "ascii") -> str:
     """The readable breakdown of a Score."""
-    rules = scoring.get_rule_set(result.rules)
+    rules = scoring.get_rule_set(result.rules, result.variant)
     hand = parse_hand(result.hand, validate_hand=False)
     whole = sorted(hand.all_tiles(), key=INDEX.__getitem__)
-    lines = [f"Hand   {result.hand}    (rules: {result.rules})", _win_text(result, hand)]
+    variant = f", variant: {result.variant}" if result.variant else ""
+    lines = [f"Hand   {result.hand}    (rules: {result.rules}{variant})", _win_text(result, hand)]
     groups = []
     for g in result.arrangement.groups:
         t = _tiles(g.tiles, style)
@@ -240,6 +254,30 @@ def _batch(stream: TextIO, args: argparse.Namespace, out: TextIO) -> int:
     return 1 if failed else 0
 
 
+# A file of hand strings is text: a NUL byte in its first block means a binary file (a photo, an archive...).
+_SNIFF_BYTES = 8192
+
+
+def _open_hand_file(path: str) -> TextIO:
+    """A file of hand strings, opened as text; a device, socket or binary file is refused with what it is (a
+    pipe is read: `<(...)` and /dev/stdin are files of hand strings too)."""
+    mode = os.stat(path).st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+        kind = "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+        raise FanscanError(f"{path} is {kind}, not a file of hand strings (one per line)")
+    try:
+        f = open(path, encoding="utf-8-sig", errors="replace")  # noqa: SIM115 (the caller's `with` closes it)
+    except OSError as error:
+        raise FanscanError(f"cannot read {path}: {error.strerror or error}") from None
+    if stat.S_ISREG(mode):
+        with open(path, "rb") as raw:
+            head = raw.read(_SNIFF_BYTES)
+        if b"\0" in head:
+            f.close()
+            raise FanscanError(f"{path} is a binary file, not hand strings (one per line)")
+    return f
+
+
 def run(args: argparse.Namespace) -> int:
     # Batch input: bytes that are not UTF-8 spoil their own line only (an error object, U+FFFD in "input"), never
     # the run; a Windows byte-order mark and line endings are ignored.
@@ -248,17 +286,14 @@ def run(args: argparse.Namespace) -> int:
         if hasattr(stdin, "buffer"):
             stdin = io.TextIOWrapper(stdin.buffer, encoding="utf-8", errors="replace")
         return _batch(stdin, args, sys.stdout)
-    if os.path.isdir(args.hand):
-        raise FanscanError(f"{args.hand} is a folder: give a file with one hand string per line, or a hand string")
-    if os.path.isfile(args.hand):
-        try:
-            f = open(args.hand, encoding="utf-8-sig", errors="replace")  # noqa: SIM115 (closed below)
-        except OSError as error:
-            raise FanscanError(f"cannot read {args.hand}: {error.strerror or error}") from None
-        with f:
+    path = args.hand
+    if os.path.isdir(path):
+        raise FanscanError(f"{path} is a folder: give a file with one hand string per line, or a hand string")
+    if os.path.exists(path):
+        with _open_hand_file(path) as f:
             return _batch(f, args, sys.stdout)
-    if any(c in args.hand for c in "./\\"):  # never part of a hand string: a path that is not there
-        raise FanscanError(f"no such file: {args.hand}")
+    if any(c in path for c in "./\\"):  # never part of a hand string: a path that is not there
+        raise FanscanError(f"no such file: {path}")
     result = score_text(args.hand, args)
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False))

@@ -25,7 +25,7 @@ class Block(nn.Module):
         return torch.relu(y + self.skip(x))
 
 
-class TileNet(nn.Module):
+class ClassifierNet(nn.Module):
     """Stem at half resolution (32x40 for a 64x80 input), four stages, global average pool, linear head."""
 
     def __init__(self, num_classes: int, widths: tuple[int, ...] = (16, 32, 64, 160), depths=(1, 2, 2, 2)) -> None:

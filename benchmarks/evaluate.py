@@ -1,0 +1,385 @@
+"""The recognition measured through the product's own `Pipeline`, per group of photos: one entry point.
+
+    python benchmarks/evaluate.py --data ../shared/data/chinese-mahjong-v4/train --split dev --turned-copies --json OUT
+    python benchmarks/evaluate.py --data ../shared/data/chinese-mahjong-v4/test --json OUT.json   # log it: TEST-LOG.md
+
+Each photo goes through `fanscan.vision.pipeline.Pipeline.propose` (load, detect, crop, classify, group with the
+rules), exactly as `fanscan photo` runs it; the labelled boxes (YOLO layout) are the truth. Measures, per group and
+over all photos:
+- `recall`: labelled tiles matched by a detection (IoU >= 0.5, greedy, best detection score first);
+- `precision`: matched / every detection the product keeps (all but those read `none`): an unmatched detection read
+  as `back` counts against it too (the labels have no face-down tiles, so a concealed kong's backs cost precision
+  here); `precision_raw` counts every detection, `none` included;
+- `end_to_end_accuracy`: labelled tiles found (by a kept detection) and read right by the classifier's own top-1,
+  over all labelled tiles; `end_to_end_as_proposed`: the same with the proposal's reading (after the rules);
+- `classifier_top1_labelled`: the classifier's top-1 on crops of the labelled boxes (cut as detections are cut);
+- whole hand, on the photos of one hand's worth of tiles (group `hand rows`): `whole_hand_exact` = the proposal's
+  tiles (faces and flowers) equal the labelled ones as a multiset; `whole_hand_exact_classifier` = the same for the
+  classifier's own best reading of every tile, no rule override; `hands_with_override` = proposals in which the
+  rules overruled the classifier on some tile (`needs_review`), of them `overrides_made_exact` and
+  `overrides_made_wrong` (exact as proposed but not by the classifier's reading, and the reverse).
+
+Groups, from properties of the labelled boxes (no file names): `squeezed photos` (median box over 3x longer than wide:
+a photo squeezed into a square by a dataset export), else by labelled tile count: `few tiles` (under 13), `hand rows`
+(13-18: one hand), `table photos` (over 18).
+
+`--split dev` keeps the development split of a train folder (`fanscan.vision.splits`); the shipped models were
+trained on most of those photos (benchmarks/results/dev_split.json), which the result says.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+from fanscan.scoring.errors import FanscanError
+from fanscan.scoring.tiles import INDEX
+from fanscan.vision import splits
+from fanscan.vision.aspect import SQUEEZED_ASPECT  # the same bar as the pipeline's squeezed-photo search
+from fanscan.vision.crops import DEFAULT_SPEC, crop_box
+from fanscan.vision.dataset_classes import guess_table
+from fanscan.vision.detection_metrics import match
+from fanscan.vision.group import NONE
+from fanscan.vision.load import LoadedImage, load_image
+from fanscan.vision.proposal import HandProposal
+from fanscan.vision.yolo_data import LabelledImage, find_data_yaml, iter_split, read_class_names
+from results_file import ROOT, shown_path, write_json
+
+IOU = 0.5
+SQUEEZE_RANGE = (3, 8)  # --squeeze: the private "squeezed photos" set is squeezed 3-8x
+HAND_TILES = (13, 18)  # one hand: 13 or 14 tiles, up to 18 with four kongs
+SQUEEZED, FEW, HAND, TABLE = "squeezed photos", "few tiles", "hand rows", "table photos"
+GROUPS = (HAND, TABLE, FEW, SQUEEZED)
+LABEL_KINDS = ("as labelled", "repaired", "unrepairable")
+DEV_SPLIT_NOTE = ROOT / "benchmarks" / "results" / "dev_split.json"
+
+
+def photo_group(boxes: np.ndarray) -> str:
+    """The group of a photo from its labelled boxes (x0, y0, x1, y1) in pixels (see the module docstring)."""
+    if len(boxes):
+        sides = np.stack([boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1)
+        aspect = sides.max(axis=1) / np.maximum(sides.min(axis=1), 1e-6)
+        if float(np.median(aspect)) > SQUEEZED_ASPECT:
+            return SQUEEZED
+    if len(boxes) < HAND_TILES[0]:
+        return FEW
+    return HAND if len(boxes) <= HAND_TILES[1] else TABLE
+
+
+def labelled_crops(image: np.ndarray, boxes: np.ndarray, spec=DEFAULT_SPEC) -> tuple[list[np.ndarray], list[int]]:
+    """Crops of labelled boxes (pixels of `image`), clipped to the photo, cut as the pipeline cuts a detection; and
+    which boxes they are (a box with no area inside the photo has no crop)."""
+    height, width = image.shape[:2]
+    crops, kept = [], []
+    for index, (x0, y0, x1, y1) in enumerate(boxes):
+        x0, y0, x1, y1 = max(0.0, x0), max(0.0, y0), min(float(width), x1), min(float(height), y1)
+        if x1 - x0 < 1 or y1 - y0 < 1:
+            continue
+        crops.append(crop_box(image, (x0, y0, x1, y1), spec))
+        kept.append(index)
+    return crops, kept
+
+
+def select_items(data: Path, split: str | None, limit: int | None = None) -> list[LabelledImage]:
+    """The labelled photos of a YOLO folder, only those of one split (`dev` / `train`) when asked."""
+    items = list(iter_split(data))
+    if split is not None:
+        items = splits.select(items, split, name_of=lambda item: item.image_path.name)
+    if not items:
+        raise FanscanError(f"{data}: no labelled photos" + (f" in the {split} split" if split else ""))
+    return items[:limit]
+
+
+def top_reading(tile) -> tuple[str, float]:
+    """The classifier's own best candidate for a proposed tile (the proposal keeps all of them)."""
+    return max([(tile.tile, tile.confidence), *tile.alternatives], key=lambda c: c[1])
+
+
+def face_multiset(readings: Sequence[str]) -> Counter:
+    return Counter(r for r in readings if r in INDEX)
+
+
+@dataclass
+class PhotoResult:
+    image: str
+    group: str
+    labelled: int
+    detections: int = 0
+    kept: int = 0  # detections not read `none`
+    matched_raw: int = 0
+    matched: int = 0  # labelled tiles matched by a kept detection
+    read_right_top1: int = 0
+    read_right_proposed: int = 0
+    crops: int = 0
+    crops_right: int = 0
+    hand: bool = False
+    exact: bool = False
+    exact_classifier: bool = False
+    overrides: list[int] = field(default_factory=list)
+    status: str = ""
+    labels: str = "as labelled"  # or "repaired" (turned back from an export's rotation), "unrepairable"
+    ms: float = 0.0
+    misses: list[list[float]] = field(default_factory=list)
+    false_positives: list[dict] = field(default_factory=list)
+
+
+def export_repair(image: np.ndarray, item: LabelledImage, truth: np.ndarray):
+    """For a copy the dataset export rotated or sheared (its labels are boxes around turned boxes, far too loose to
+    judge a detection by IoU): the photo turned back with tight boxes (`fanscan.training.label_repair`, as the
+    detector's training validates), untrusted tiles painted over; (image, kept box indices, boxes). None for a photo
+    the export did not transform; `False` when the transform cannot be undone (no box measures for it)."""
+    from fanscan.training.label_repair import fill_colour, repair
+
+    if any(b.from_polygon for b in item.boxes) or fill_colour(image) is None:
+        return None  # polygon labels were taken around the turned polygon: already tight
+    repaired = repair(image, truth.astype(np.float32))
+    if repaired is None:
+        return False
+    turned = repaired.image.copy()
+    for x0, y0, x1, y1 in np.round(repaired.boxes[~repaired.good]).astype(int):
+        turned[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = 114
+    kept = np.flatnonzero(repaired.good)
+    return turned, kept, repaired.boxes[kept].astype(np.float64)
+
+
+def squeeze_factors(name: str) -> tuple[float, float]:
+    """A fixed squeeze for `--squeeze`: 3x to 8x along x or y, from the file name's hash (the same on every run)."""
+    digest = hashlib.sha1(name.encode("utf-8")).digest()
+    factor = float(SQUEEZE_RANGE[0] + digest[0] % (SQUEEZE_RANGE[1] - SQUEEZE_RANGE[0] + 1))
+    return (factor, 1.0) if digest[1] % 2 else (1.0, factor)
+
+
+def evaluate_photo(pipeline, item: LabelledImage, names: list[str], table: dict[str, str],
+                   squeeze: bool = False, turned_copies: bool = False) -> PhotoResult | None:
+    """One photo through the pipeline, compared with its labels: the whole hand on the photo as it is. With
+    `turned_copies` (a Roboflow-style export whose augmented copies are turned and sheared, their corners filled
+    flat), the boxes of such a copy are judged on the photo turned back (`export_repair`); off, every photo is taken
+    as it is (a white-background photo must not be mistaken for a turned copy). With `squeeze`, the photo is first
+    squeezed along one axis (`squeeze_factors`), as dataset exports squeeze strips into squares; a turned copy is
+    then left out (None): its loose labels could not judge the boxes."""
+    loaded: LoadedImage = load_image(item.image_path)
+    source: LoadedImage | np.ndarray = loaded
+    if squeeze:
+        from fanscan.training.label_repair import fill_colour
+
+        if turned_copies and not any(b.from_polygon for b in item.boxes) and fill_colour(loaded.image) is not None:
+            return None
+        fx, fy = squeeze_factors(item.image_path.name)
+        height, width = loaded.image.shape[:2]
+        source = cv2.resize(loaded.image, (max(1, round(width / fx)), max(1, round(height / fy))),
+                            interpolation=cv2.INTER_AREA)
+    started = time.perf_counter()
+    proposal: HandProposal = pipeline.propose(source)
+    ms = (time.perf_counter() - started) * 1000
+    width, height = proposal.image_size
+    truth = np.array([b.to_pixels(width, height) for b in item.boxes], np.float64).reshape(-1, 4)
+    truth_ids = [table[names[b.class_index]] for b in item.boxes]
+    hand = HAND_TILES[0] <= len(truth) <= HAND_TILES[1]
+    result = PhotoResult(item.image_path.name, photo_group(truth), len(truth), hand=hand, status=proposal.status,
+                         ms=round(ms, 1), overrides=list(proposal.rule_overrides))
+    if hand:
+        expected = face_multiset(truth_ids)
+        result.exact = face_multiset([t.tile for t in proposal.tiles]) == expected
+        result.exact_classifier = face_multiset([top_reading(t)[0] for t in proposal.tiles]) == expected
+
+    image, scale = (source, 1.0) if squeeze else (loaded.image, loaded.scale)
+    repaired = export_repair(image, item, truth * scale) if turned_copies and scale == 1.0 and not squeeze else None
+    if repaired is False:
+        result.labels = "unrepairable"
+        return result
+    if repaired is not None:
+        image, kept_boxes, truth = repaired
+        truth_ids = [truth_ids[i] for i in kept_boxes]
+        scale, result.labels = 1.0, "repaired"
+        proposal = pipeline.propose(image)
+        result.group = photo_group(truth)
+    result.labelled = len(truth)
+
+    tiles = sorted(proposal.tiles, key=lambda t: -t.detection_score)
+    kept = [t for t in tiles if t.tile != NONE]
+    result.detections, result.kept = len(tiles), len(kept)
+    result.matched_raw = len(match(np.array([t.box for t in tiles]).reshape(-1, 4), truth, IOU))
+    pairs = match(np.array([t.box for t in kept]).reshape(-1, 4), truth, IOU)
+    result.matched = len(pairs)
+    for p, t in pairs:
+        result.read_right_top1 += top_reading(kept[p])[0] == truth_ids[t]
+        result.read_right_proposed += kept[p].tile == truth_ids[t]
+    matched_kept = {p for p, _ in pairs}
+    matched_truth = {t for _, t in pairs}
+    result.false_positives = [{"box": [round(v, 1) for v in kept[p].box], "read": kept[p].tile,
+                               "score": kept[p].detection_score} for p in range(len(kept)) if p not in matched_kept]
+    result.misses = [[round(v, 1) for v in truth[t]] for t in range(len(truth)) if t not in matched_truth]
+
+    spec = getattr(pipeline.classifier, "crop_spec", DEFAULT_SPEC)
+    crops, which = labelled_crops(image, truth * scale, spec)
+    if crops:
+        for index, top in zip(which, pipeline.classifier.classify(np.stack(crops), 1), strict=True):
+            result.crops += 1
+            result.crops_right += top[0][0] == truth_ids[index]
+    return result
+
+
+def ratio(numerator: int, denominator: int, digits: int = 4) -> float | None:
+    return round(numerator / denominator, digits) if denominator else None
+
+
+def summarise(results: Sequence[PhotoResult]) -> dict:
+    """The measures of a set of photos (see the module docstring)."""
+    boxed = [r for r in results if r.labels != "unrepairable"]
+    total = {key: sum(getattr(r, key) for r in boxed) for key in (
+        "labelled", "detections", "kept", "matched_raw", "matched", "read_right_top1", "read_right_proposed",
+        "crops", "crops_right")}
+    hands = [r for r in results if r.hand]
+    overridden = [r for r in hands if r.overrides]
+    return {
+        "photos": len(results),
+        "photos_with_repaired_labels": sum(r.labels == "repaired" for r in results),
+        "photos_without_box_measures": len(results) - len(boxed),
+        "labelled_tiles": total["labelled"],
+        "detections": total["detections"],
+        "recall": ratio(total["matched_raw"], total["labelled"]),
+        "precision": ratio(total["matched"], total["kept"]),
+        "precision_raw": ratio(total["matched_raw"], total["detections"]),
+        "recall_after_classifier": ratio(total["matched"], total["labelled"]),
+        "dropped_as_none": total["detections"] - total["kept"],
+        "end_to_end_accuracy": ratio(total["read_right_top1"], total["labelled"]),
+        "end_to_end_as_proposed": ratio(total["read_right_proposed"], total["labelled"]),
+        "classifier_top1_labelled": ratio(total["crops_right"], total["crops"]),
+        "labelled_crops": total["crops"],
+        "hand_photos": len(hands),
+        "hands_exact": sum(r.exact for r in hands),
+        "whole_hand_exact": ratio(sum(r.exact for r in hands), len(hands)),
+        "hands_exact_classifier": sum(r.exact_classifier for r in hands),
+        "whole_hand_exact_classifier": ratio(sum(r.exact_classifier for r in hands), len(hands)),
+        "hands_with_override": len(overridden),
+        "overrides_made_exact": sum(r.exact and not r.exact_classifier for r in overridden),
+        "overrides_made_wrong": sum(r.exact_classifier and not r.exact for r in overridden),
+        "median_ms_per_photo": round(statistics.median(r.ms for r in results), 1) if results else None,
+    }
+
+
+def dev_split_caveat(split: str | None) -> str | None:
+    """What the shipped models saw of the development split (benchmarks/dev_split.py), in words."""
+    if split != splits.DEV or not DEV_SPLIT_NOTE.exists():
+        return None
+    note = json.loads(DEV_SPLIT_NOTE.read_text(encoding="utf-8"))
+    return (f"the shipped models predate this split: the classifier trained on "
+            f"{note['dev_photos_trained_on_by_classifier']} and the detector on "
+            f"{note['dev_photos_trained_on_by_detector']} of its {note['dev_photos']} photos; "
+            f"{len(note['dev_sources_held_out_by_both'])} dev sources were held out by both trainings. These figures "
+            "are on photos the models learnt from: they overstate what unseen photos get.")
+
+
+def evaluate(data: Path, pipeline, split: str | None = None, limit: int | None = None, progress: bool = True,
+             squeeze: bool = False, turned_copies: bool = False) -> dict:
+    names = read_class_names(find_data_yaml(data))
+    table = guess_table(names)
+    items = select_items(data, split, limit)
+    started = time.perf_counter()
+    results = []
+    for n, item in enumerate(items, start=1):
+        result = evaluate_photo(pipeline, item, names, table, squeeze, turned_copies)
+        if result is not None:
+            results.append(result)
+        if progress and results and (n % 20 == 0 or n == len(items)):
+            done = summarise(results)
+            print(f"{n}/{len(items)} photos: recall {done['recall']}, precision {done['precision']}", file=sys.stderr)
+    groups = {name: summarise([r for r in results if r.group == name]) for name in GROUPS}
+    # The box measures of export-turned copies rest on repaired labels (imperfect: models/tile_detector.md); the
+    # photos whose labels are as published judge the boxes best.
+    by_labels = {kind: summarise([r for r in results if r.labels == kind]) for kind in LABEL_KINDS}
+    return {
+        "data": shown_path(data),
+        "split": split or "all",
+        "turned_copies_repaired": turned_copies,
+        "squeezed": f"each photo squeezed {SQUEEZE_RANGE[0]}-{SQUEEZE_RANGE[1]}x along one axis" if squeeze else None,
+        "detector": shown_path(pipeline.detector.path),
+        "score_threshold": pipeline.detector.info.score_threshold,
+        "classifier": shown_path(pipeline.classifier.path) if hasattr(pipeline.classifier, "path") else None,
+        "iou_threshold": IOU,
+        "caveat": dev_split_caveat(split),
+        "all": summarise(results),
+        "groups": groups,
+        "labels": by_labels,
+        "seconds": round(time.perf_counter() - started, 1),
+        "per_photo": [asdict(r) for r in results],
+    }
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options every evaluation script shares."""
+    parser.add_argument("--data", type=Path, required=True, help="YOLO-layout folder (images/, labels/, data.yaml)")
+    parser.add_argument("--split", choices=splits.SPLITS, help="only this split of a train folder (dev: the "
+                                                               "development split, fanscan.vision.splits)")
+    parser.add_argument("--json", type=Path, help="write the full result here")
+    parser.add_argument("--limit", type=int, help="only the first N photos")
+    parser.add_argument("--profile", type=Path, help="set profile (fanscan calibrate) for the classifier")
+    parser.add_argument("--squeeze", action="store_true",
+                        help="squeeze each photo 3-8x along one axis first (as dataset exports squeeze strips); "
+                             "copies the export turned are left out (with --turned-copies)")
+    parser.add_argument("--turned-copies", action="store_true",
+                        help="the folder is a dataset export whose augmented copies are turned and sheared with flat "
+                             "corners (chinese-mahjong-v4/train): judge their boxes on the photo turned back, with "
+                             "repaired labels")
+
+
+def make_pipeline(detector_path: Path | None = None, classifier_path: Path | None = None,
+                  threshold: float | None = None, profile: Path | None = None):
+    """The product's pipeline with the given (default: shipped) models, one onnxruntime thread each."""
+    from dataclasses import replace
+
+    from fanscan.vision.classify import TileClassifier
+    from fanscan.vision.detect import TileDetector
+    from fanscan.vision.pipeline import Pipeline
+
+    detector = TileDetector(detector_path, threads=1)
+    if threshold is not None:
+        detector.info = replace(detector.info, score_threshold=threshold)
+    return Pipeline(detector, TileClassifier(classifier_path, threads=1, profile=profile))
+
+
+def print_summary(result: dict) -> None:
+    rows = [("all", result["all"]), *result["groups"].items(),
+            *((f"labels {kind}", m) for kind, m in result["labels"].items() if m["photos"])]
+    print(f"{result['data']} ({result['split']}): {result['all']['photos']} photos in {result['seconds']} s")
+    keys = ("photos", "labelled_tiles", "recall", "precision", "end_to_end_accuracy", "end_to_end_as_proposed",
+            "classifier_top1_labelled", "hand_photos", "whole_hand_exact", "whole_hand_exact_classifier",
+            "hands_with_override")
+    print("group".ljust(24) + "".join(k[:12].rjust(13) for k in keys))
+    for name, measures in rows:
+        print(name.ljust(24) + "".join(str(measures[k]).rjust(13) for k in keys))
+    if result["caveat"]:
+        print(f"caveat: {result['caveat']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_arguments(parser)
+    parser.add_argument("--detector", type=Path, help="detector ONNX (default: the shipped one)")
+    parser.add_argument("--classifier", type=Path, help="classifier ONNX (default: the shipped one)")
+    args = parser.parse_args(argv)
+    try:
+        pipeline = make_pipeline(args.detector, args.classifier, profile=args.profile)
+        result = evaluate(args.data, pipeline, args.split, args.limit, squeeze=args.squeeze,
+                          turned_copies=args.turned_copies)
+    except FanscanError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print_summary(result)
+    if args.json:
+        write_json(args.json, result, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

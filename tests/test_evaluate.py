@@ -1,0 +1,83 @@
+"""benchmarks/evaluate.py: photo groups from the labelled boxes, and the measures from per-photo counts (precision
+counts every kept detection, face-down ones too; whole hands three ways); the script runs on a small split."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MINI = ROOT / "tests" / "data" / "mini_yolo" / "train"
+MODELS = [ROOT / "models" / "tile_detector.onnx", ROOT / "models" / "tile_classifier.onnx"]
+
+
+@pytest.fixture
+def evaluate(monkeypatch):
+    # The benchmark scripts import each other as siblings (as when run as `python benchmarks/x.py`).
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import evaluate
+
+    return evaluate
+
+
+def boxes(count: int, width: float, height: float) -> np.ndarray:
+    return np.array([[i * width, 0, (i + 1) * width, height] for i in range(count)], np.float64).reshape(-1, 4)
+
+
+def test_groups_come_from_the_labelled_boxes(evaluate):
+    assert evaluate.photo_group(boxes(14, 30, 40)) == "hand rows"
+    assert evaluate.photo_group(boxes(36, 30, 40)) == "table photos"
+    assert evaluate.photo_group(boxes(5, 30, 40)) == "few tiles"
+    assert evaluate.photo_group(boxes(14, 10, 80)) == "squeezed photos"  # 8x taller than wide
+    assert evaluate.photo_group(boxes(0, 1, 1)) == "few tiles"
+
+
+def test_measures_from_counts(evaluate):
+    result = evaluate.PhotoResult
+    photos = [
+        # 14 labelled, 16 detections: 1 read `none`, 15 kept of which 13 match (2 unmatched: a back and a stray).
+        result("a.jpg", "hand rows", 14, detections=16, kept=15, matched_raw=13, matched=13, read_right_top1=12,
+               read_right_proposed=13, crops=14, crops_right=14, hand=True, exact=True, exact_classifier=False,
+               overrides=[5]),
+        result("b.jpg", "table photos", 30, detections=30, kept=30, matched_raw=29, matched=29, read_right_top1=29,
+               read_right_proposed=29, crops=30, crops_right=29),
+        result("c.jpg", "hand rows", 14, hand=True, labels="unrepairable"),  # whole hand only
+    ]
+    measures = evaluate.summarise(photos)
+    assert measures["labelled_tiles"] == 44 and measures["photos_without_box_measures"] == 1
+    assert measures["recall"] == round(42 / 44, 4)
+    assert measures["precision"] == round(42 / 45, 4)
+    assert measures["precision_raw"] == round(42 / 46, 4)
+    assert measures["end_to_end_accuracy"] == round(41 / 44, 4)
+    assert measures["classifier_top1_labelled"] == round(43 / 44, 4)
+    assert (measures["hand_photos"], measures["hands_exact"], measures["hands_exact_classifier"]) == (2, 1, 0)
+    assert (measures["hands_with_override"], measures["overrides_made_exact"], measures["overrides_made_wrong"]) \
+        == (1, 1, 0)
+
+
+def test_squeeze_factors_are_fixed_and_in_range(evaluate):
+    factors = [evaluate.squeeze_factors(f"photo_{i}.jpg") for i in range(50)]
+    assert factors == [evaluate.squeeze_factors(f"photo_{i}.jpg") for i in range(50)]
+    assert all(sorted(f)[0] == 1.0 and 3.0 <= max(f) <= 8.0 for f in factors)
+    assert {f[0] == 1.0 for f in factors} == {True, False}  # both axes occur
+
+
+@pytest.mark.skipif(not all(m.exists() for m in MODELS), reason="needs the shipped models")
+def test_the_script_and_its_wrapper_agree_on_a_small_split(tmp_path):
+    full, flat = tmp_path / "full.json", tmp_path / "flat.json"
+    for script, out in (("evaluate.py", full), ("eval_detection.py", flat)):
+        done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), "--data", str(MINI), "--json",
+                               str(out)], capture_output=True, text=True, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    everything, summary = json.loads(full.read_text()), json.loads(flat.read_text())
+    assert everything["all"]["photos"] == 3 and len(everything["per_photo"]) == 3
+    for key in ("recall", "precision", "end_to_end_accuracy", "whole_hand_exact"):
+        assert summary[key] == everything["all"][key]
+    labelled = sum(p["labelled"] for p in everything["per_photo"] if p["labels"] != "unrepairable")
+    assert everything["all"]["labelled_tiles"] == labelled
+    assert len(summary["misses"]) == sum(len(p["misses"]) for p in everything["per_photo"])

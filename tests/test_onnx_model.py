@@ -1,0 +1,64 @@
+"""The one model opener (vision/onnx_model.py) and the one letterbox (vision/letterbox.py) both models use."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fanscan.scoring.errors import FanscanError
+from fanscan.vision.classify import TileClassifier
+from fanscan.vision.detect import TileDetector
+from fanscan.vision.letterbox import PAD_GREY, letterbox
+from fanscan.vision.onnx_model import OnnxModel, open_model
+
+from fanscan import models
+
+
+def test_a_model_of_the_other_kind_is_refused_naming_what_its_metadata_lacks() -> None:
+    classifier_file = models.model_path(models.CLASSIFIER)
+    with pytest.raises(FanscanError, match=r"not a fanscan tile detector \(metadata lacks input_size") as caught:
+        TileDetector(classifier_file)
+    assert str(caught.value).startswith(str(classifier_file))
+    with pytest.raises(FanscanError, match=r"not a fanscan tile classifier \(metadata lacks input_width"):
+        TileClassifier(models.model_path(models.DETECTOR))
+
+
+def test_missing_and_non_onnx_files_get_one_line_errors(tmp_path: Path) -> None:
+    with pytest.raises(FanscanError, match="detector model file not found"):
+        open_model(tmp_path / "absent.onnx", "detector", 1)
+    text = tmp_path / "notes.onnx"
+    text.write_text("not a model\nsecond line\n")
+    with pytest.raises(FanscanError, match="not a loadable ONNX model") as caught:
+        open_model(text, "classifier", 1)
+    assert "\n" not in str(caught.value)
+
+
+def test_metadata_errors_name_the_file() -> None:
+    model = OnnxModel(Path("m.onnx"), None, {"size": "twelve"})
+    with pytest.raises(FanscanError, match=r"^m\.onnx: not a fanscan tile detector \(metadata lacks a, b\)$"):
+        model.read_info("tile detector", ["a", "size", "b"], dict)
+    with pytest.raises(FanscanError, match=r"^m\.onnx: unreadable tile detector metadata \(.*twelve"):
+        model.read_info("tile detector", ["size"], lambda meta: int(meta["size"]))
+
+    def refuse(meta: dict[str, str]) -> None:
+        raise FanscanError("metadata size is twelve, not a number")
+
+    with pytest.raises(FanscanError, match=r"^m\.onnx: metadata size is twelve, not a number$"):
+        model.read_info("tile detector", ["size"], refuse)
+
+
+def test_letterbox_centres_in_a_fixed_canvas() -> None:
+    image = np.full((20, 40, 3), 7, np.uint8)  # 2:1 into 64 x 80: scale 64 / 40 = 1.6 -> 64 x 32, centred
+    canvas, scale = letterbox(image, 64, 80)
+    assert canvas.shape == (80, 64, 3) and scale == pytest.approx(1.6)
+    rows = np.flatnonzero((canvas != PAD_GREY).any(axis=(1, 2)))
+    assert (rows.min(), rows.max()) == (24, 55)
+    assert (canvas[24:56] == 7).all()
+
+
+def test_letterbox_top_left_pads_to_a_multiple() -> None:
+    image = np.full((300, 500, 3), 9, np.uint8)  # long side 500 -> 384: 384 x 230.4 -> 384 x 230, padded to 256
+    canvas, scale = letterbox(image, 384, 384, pad_multiple=32)
+    assert canvas.shape == (256, 384, 3) and scale == pytest.approx(384 / 500)
+    assert (canvas[:230] == 9).all() and (canvas[230:] == PAD_GREY).all()

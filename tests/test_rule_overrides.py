@@ -1,0 +1,88 @@
+"""A hand that only a rule override makes complete is not complete without a person: the proposal says which tiles
+the rules overruled, `photo --yes` refuses it in one line naming them, `batch` marks the row `needs_review`, and
+`--accept-overrides` takes it as read."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from fanscan.scoring import score
+from fanscan.vision import pipeline as pipeline_module
+from fanscan.vision.group import choose_reading
+from fanscan.vision.proposal import HandProposal, build_proposal, observed_from_proposal
+from hand_layouts import lay_row, tiles_of
+from test_cli_photo import LabelPipeline
+
+from fanscan.cli import main
+
+SAMPLES = Path(__file__).resolve().parent.parent / "datasets" / "samples"
+# hand_001 shows 7s 8s 9s 6p 7p 8p 9m 9m 9m W W W E E (manifest.json); the classifier stand-in below prefers 5p for
+# its 6p, which leaves 5p7p8p: no chow, so only reading that tile as 6p (0.39 against 0.60) completes the hand.
+PHOTO, DOUBTED, PREFERRED = "hand_001", "6p", "5p"
+
+
+class DoubtingPipeline(LabelPipeline):
+    """The label file as the models' output (test_cli_photo's stand-in), except that the classifier prefers a wrong
+    tile for one of them."""
+
+    def propose(self, loaded):
+        labelled = super().propose(loaded)
+        tiles = [replace(t, candidates=((PREFERRED, 0.60), (DOUBTED, 0.39))) if t.candidates[0][0] == DOUBTED else t
+                 for t in observed_from_proposal(labelled)]
+        return build_proposal(tiles, choose_reading(tiles), labelled.image, labelled.image_size)
+
+
+@pytest.fixture
+def doubting_models(monkeypatch):
+    monkeypatch.setattr(pipeline_module, "default_pipeline", DoubtingPipeline)
+
+
+def test_the_proposal_names_the_overruled_tile_and_round_trips():
+    specs = [*tiles_of("123m45p"), (("7p", 0.55), ("6p", 0.41)), *tiles_of("789sEEE1p1p")]
+    tiles = lay_row(specs)
+    proposal = build_proposal(tiles, choose_reading(tiles), "photo.jpg", (640, 480))
+    assert proposal.status == "complete" and proposal.tiles[5].tile == "6p"
+    assert proposal.rule_overrides == [6] and proposal.needs_review
+    assert proposal.override_summary() == "tile 6 read as 6p (the classifier preferred 7p 0.55)"
+    again = HandProposal.from_json(proposal.to_json())
+    assert again.rule_overrides == [6] and again.to_dict()["needs_review"] is True
+
+
+def test_a_hand_the_classifier_reads_complete_needs_no_review():
+    tiles = lay_row(tiles_of("123m456p789sEEE1p1p"))
+    proposal = build_proposal(tiles, choose_reading(tiles), "photo.jpg", (640, 480))
+    assert proposal.status == "complete" and proposal.rule_overrides == [] and not proposal.needs_review
+
+
+def test_photo_yes_refuses_an_override_in_one_line(doubting_models, capsys):
+    code = main(["photo", str(SAMPLES / "images" / f"{PHOTO}.jpg"), "--yes"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "needs review" in lines[0]
+    assert "read as 6p (the classifier preferred 5p 0.60)" in lines[0] and "--accept-overrides" in lines[0]
+    assert "Total" not in out
+
+
+def test_photo_yes_accept_overrides_scores_it(doubting_models, capsys):
+    code = main(["photo", str(SAMPLES / "images" / f"{PHOTO}.jpg"), "--yes", "--accept-overrides", "--self-drawn"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert f"Total  {score('999m678p789sEWWWE|EE1000').total} fan" in out
+
+
+def test_batch_marks_the_row_needs_review(doubting_models, capsys, tmp_path):
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    (folder / f"{PHOTO}.jpg").write_bytes((SAMPLES / "images" / f"{PHOTO}.jpg").read_bytes())
+    table = tmp_path / "scores.jsonl"
+    assert main(["batch", str(folder), "--out", str(table)]) == 1
+    row = json.loads(table.read_text().splitlines()[0])
+    assert row["ok"] is False and row["status"] == "needs_review" and "tile" in row["error"]
+    accepted = tmp_path / "accepted.jsonl"
+    assert main(["batch", str(folder), "--out", str(accepted), "--accept-overrides"]) == 0
+    row = json.loads(accepted.read_text().splitlines()[0])
+    assert row["ok"] is True and row["status"] == "complete"

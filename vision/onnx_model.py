@@ -1,0 +1,69 @@
+"""The one way the project opens a model file: an onnxruntime session with its thread settings, and its metadata.
+
+Both models (the tile detector and the tile classifier) carry what inference needs in their ONNX metadata (input
+size, normalisation, class list, thresholds), never in code, so one reader serves both; each model turns the
+metadata into its own info record (`detect.DetectorInfo`, `classify.ClassifierInfo`). What a user can get wrong, a
+missing file, a file that is not ONNX, a model of the wrong kind or with garbled metadata, is a one-line
+`FanscanError` naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from fanscan.scoring.errors import FanscanError
+
+Info = TypeVar("Info")
+
+
+@dataclass(frozen=True)
+class OnnxModel:
+    """An opened model: its file, its onnxruntime session, and its metadata (key → text)."""
+
+    path: Path
+    session: Any  # onnxruntime.InferenceSession (imported lazily: importing vision stays cheap)
+    metadata: dict[str, str]
+
+    def read_info(self, kind: str, required: Sequence[str], parse: Callable[[dict[str, str]], Info]) -> Info:
+        """`parse(metadata)`, after checking that the `required` keys are there; `kind` ("tile detector", "tile
+        classifier") names the model in errors. A value that does not parse, or that `parse` refuses with a
+        `FanscanError` (which need not name the file), is a one-line error naming the file."""
+        missing = [key for key in required if key not in self.metadata]
+        if missing:
+            raise FanscanError(f"{self.path}: not a fanscan {kind} (metadata lacks {', '.join(missing)})")
+        try:
+            return parse(self.metadata)
+        except FanscanError as error:
+            raise FanscanError(f"{self.path}: {error}") from None
+        except (KeyError, ValueError, TypeError) as error:
+            raise FanscanError(f"{self.path}: unreadable {kind} metadata ({error})") from None
+
+
+def open_model(path: Path, kind: str, threads: int | None) -> OnnxModel:
+    """The model at `path` in a CPU session with `threads` intra-op threads (None: onnxruntime's default, all cores)
+    and one inter-op thread: both models run one small graph at a time, so there is nothing to run side by side."""
+    import onnxruntime as ort  # imported here so that importing vision stays cheap
+
+    if not path.is_file():
+        raise FanscanError(f"{path}: {kind} model file not found")
+    options = ort.SessionOptions()
+    if threads is not None:
+        options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as error:  # onnxruntime raises its own exception types for every kind of bad file
+        text = str(error).strip()
+        detail = text.splitlines()[0][:160] if text else type(error).__name__
+        raise FanscanError(f"{path}: not a loadable ONNX model ({detail})") from None
+    return OnnxModel(path, session, dict(session.get_modelmeta().custom_metadata_map))
+
+
+def json_floats(text: str) -> tuple[float, ...]:
+    """A metadata value written as a JSON list of numbers, e.g. a normalisation mean."""
+    return tuple(float(v) for v in json.loads(text))
