@@ -26,6 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from fanscan.labels.yolo import yolo_splits
 from fanscan.scoring.errors import FanscanError
 from fanscan.vision.crops import order_quad, quad_from_box
 from fanscan.vision.dataset_classes import guess_table
@@ -77,22 +78,12 @@ def context_tile(image: np.ndarray, quad: np.ndarray, tile: str, photo: str) -> 
     return CalibrationTile(np.ascontiguousarray(region), moved.astype(np.float32), tile, photo, centre)
 
 
-def _yolo_splits(folder: Path) -> list[Path]:
-    """The folder itself when it holds images/, else its sub-folders that do (train/, valid/, test/ ...)."""
-    if (folder / "images").is_dir():
-        return [folder]
-    splits = sorted(p for p in folder.iterdir() if p.is_dir() and (p / "images").is_dir())
-    if not splits:
-        raise FanscanError(f"{folder}: no images/ folder here or one level down (expected a YOLO-layout dataset)")
-    return splits
-
-
 def tiles_from_yolo(folder: str | Path) -> list[CalibrationTile]:
     """Every labelled box of a YOLO-layout folder whose class is a tile (42 dataset names or fanscan tile ids)."""
     folder = Path(folder)
     tiles: list[CalibrationTile] = []
     labelled_files = 0
-    for split in _yolo_splits(folder):
+    for split in yolo_splits(folder):
         data_yaml = find_data_yaml(split)
         names = read_class_names(data_yaml)
         try:
