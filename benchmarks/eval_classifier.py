@@ -29,8 +29,9 @@ from fanscan.vision.yolo_data import find_data_yaml, read_class_names
 from results_file import shown_path, write_json
 
 
-def evaluate(data: Path, model: Path, split: str | None = None, limit: int | None = None) -> dict:
-    classifier = TileClassifier(model)
+def evaluate(data: Path, model: Path, split: str | None = None, limit: int | None = None,
+             profile: Path | None = None) -> dict:
+    classifier = TileClassifier(model, profile=profile)
     spec = classifier.crop_spec
     names = read_class_names(find_data_yaml(data))
     table = guess_table(names)
@@ -79,7 +80,8 @@ def evaluate(data: Path, model: Path, split: str | None = None, limit: int | Non
     confusions = [{"truth": t, "predicted": p, "count": n}
                   for (t, p), n in sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0]))]
     return {
-        "data": shown_path(data), "split": split or "all", "model": shown_path(model), "crops": len(truth),
+        "data": shown_path(data), "split": split or "all", "model": shown_path(model),
+        "profile": shown_path(profile) if profile else None, "crops": len(truth),
         "top1": round(float(correct.mean()), 5) if len(truth) else None,
         "min_class_top1": min((v["top1"] for v in per_class.values()), default=None),
         "top1_normal_boxes": round(float(correct[normal].mean()), 5) if normal.any() else None,
@@ -126,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--png", type=Path, default=None, help="confusion matrix image (default: beside --json)")
     args = parser.parse_args(argv)
     try:
-        result = evaluate(args.data, args.model, args.split, args.limit)
+        result = evaluate(args.data, args.model, args.split, args.limit, args.profile)
     except FanscanError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

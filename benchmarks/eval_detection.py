@@ -53,9 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-hands", action="store_true", help="leave the whole-hand measures out of the report")
     args = parser.parse_args(argv)
     try:
-        pipeline = make_pipeline(args.model, args.classifier, args.threshold)
+        pipeline = make_pipeline(args.model, args.classifier, args.threshold, args.profile)
         result = detection_report(evaluate(args.data, pipeline, args.split, args.limit, squeeze=args.squeeze,
                                            turned_copies=args.turned_copies), hands=not args.no_hands)
+        result["profile"] = str(args.profile) if args.profile else None
     except FanscanError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

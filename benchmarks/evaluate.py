@@ -323,6 +323,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                                "development split, fanscan.vision.splits)")
     parser.add_argument("--json", type=Path, help="write the full result here")
     parser.add_argument("--limit", type=int, help="only the first N photos")
+    parser.add_argument("--profile", type=Path, help="set profile (fanscan calibrate) for the classifier")
     parser.add_argument("--squeeze", action="store_true",
                         help="squeeze each photo 3-8x along one axis first (as dataset exports squeeze strips); "
                              "copies the export turned are left out (with --turned-copies)")
@@ -333,7 +334,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def make_pipeline(detector_path: Path | None = None, classifier_path: Path | None = None,
-                  threshold: float | None = None):
+                  threshold: float | None = None, profile: Path | None = None):
     """The product's pipeline with the given (default: shipped) models, one onnxruntime thread each."""
     from dataclasses import replace
 
@@ -344,7 +345,7 @@ def make_pipeline(detector_path: Path | None = None, classifier_path: Path | Non
     detector = TileDetector(detector_path, threads=1)
     if threshold is not None:
         detector.info = replace(detector.info, score_threshold=threshold)
-    return Pipeline(detector, TileClassifier(classifier_path, threads=1))
+    return Pipeline(detector, TileClassifier(classifier_path, threads=1, profile=profile))
 
 
 def print_summary(result: dict) -> None:
@@ -368,8 +369,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--classifier", type=Path, help="classifier ONNX (default: the shipped one)")
     args = parser.parse_args(argv)
     try:
-        result = evaluate(args.data, make_pipeline(args.detector, args.classifier), args.split, args.limit,
-                          squeeze=args.squeeze, turned_copies=args.turned_copies)
+        pipeline = make_pipeline(args.detector, args.classifier, profile=args.profile)
+        result = evaluate(args.data, pipeline, args.split, args.limit, squeeze=args.squeeze,
+                          turned_copies=args.turned_copies)
     except FanscanError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

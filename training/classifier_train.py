@@ -113,16 +113,32 @@ def prepare(args: argparse.Namespace) -> Data:
 
     train = PatchSet.concat(real.subset(~val_mask), renders)
     val = real.subset(val_mask)
-    counts = np.bincount(train.labels, minlength=len(CLASSES)).astype(float)
-    # Square-root balancing: rare classes (flowers, seasons) come up more often without repeating them endlessly.
-    weights = 1.0 / np.sqrt(np.maximum(counts[train.labels], 1.0))
-    # Loose boxes of rotated photos: some rotation robustness, but mostly the tight crops the test and detector give.
-    weights = np.where(train.loose, weights * args.loose_weight, weights)
-    weights /= weights.sum()
+    weights = sampling_weights(train, args.loose_weight)
     log(f"data: {len(train)} train patches ({len(renders)} rendered, {int(train.loose.sum())} loose), "
         f"{len(val)} validation patches ({int(val.loose.sum())} loose) "
         f"from {int(is_val.sum())} of {len(real.sources)} source photos")
     return Data(train, val, weights)
+
+
+def sampling_weights(train: PatchSet, loose_weight: float) -> np.ndarray:
+    """Probability of drawing each training patch."""
+    counts = np.bincount(train.labels, minlength=len(CLASSES)).astype(float)
+    # Square-root balancing: rare classes (flowers, seasons) come up more often without repeating them endlessly.
+    weights = 1.0 / np.sqrt(np.maximum(counts[train.labels], 1.0))
+    # Loose boxes of rotated photos: some rotation robustness, but mostly the tight crops the test and detector give.
+    weights = np.where(train.loose, weights * loose_weight, weights)
+    return weights / weights.sum()
+
+
+def train_step(model: torch.nn.Module, optimiser, scheduler, data: Data, step: int, args) -> float:
+    """One optimiser step on the deterministic batch of `step` (label smoothing 0.05); the loss."""
+    x, y = make_batch(data, step, args)
+    loss = F.cross_entropy(model(x), y, label_smoothing=0.05)
+    optimiser.zero_grad(set_to_none=True)
+    loss.backward()
+    optimiser.step()
+    scheduler.step()
+    return loss.item()
 
 
 def to_tensor(images: np.ndarray) -> torch.Tensor:
@@ -203,14 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     model.train()
     while step < args.steps:
         torch.manual_seed(args.seed * 1_000_003 + step)
-        x, y = make_batch(data, step, args)
-        loss = F.cross_entropy(model(x), y, label_smoothing=0.05)
-        optimiser.zero_grad(set_to_none=True)
-        loss.backward()
-        optimiser.step()
-        scheduler.step()
+        loss = train_step(model, optimiser, scheduler, data, step, args)
         step += 1
-        losses.append(loss.item())
+        losses.append(loss)
         if step % 50 == 0 or step == args.steps:
             rate = (step - seen_at_start) / max(time.time() - started, 1e-6)
             eta = (args.steps - step) / max(rate, 1e-6)

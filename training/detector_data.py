@@ -18,8 +18,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from fanscan.training.augment import jpeg_roundtrip
 from fanscan.training.label_repair import fill_colour, repair
+from fanscan.vision.photometric import jpeg_roundtrip
 from fanscan.vision.splits import source_of
 from fanscan.vision.yolo_data import iter_split
 

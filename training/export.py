@@ -8,6 +8,7 @@ from pathlib import Path
 
 import onnx
 import torch
+from fanscan.training.embedding_output import add_embedding_output
 from fanscan.vision.crops import CropSpec
 from torch import nn
 
@@ -42,7 +43,8 @@ def metadata(classes: list[str], spec: CropSpec, extra: dict[str, str] | None = 
 
 def export_onnx(model: nn.Module, path: Path, classes: list[str], spec: CropSpec,
                 extra: dict[str, str] | None = None) -> None:
-    """Single-file ONNX (opset 17, dynamic batch) with metadata; written to a temp file, then moved into place."""
+    """Single-file ONNX (opset 17, dynamic batch; outputs `logits` and `embedding`) with metadata; written to a
+    temp file, then moved into place."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.onnx")
@@ -53,7 +55,7 @@ def export_onnx(model: nn.Module, path: Path, classes: list[str], spec: CropSpec
         warnings.simplefilter("ignore", DeprecationWarning)
         torch.onnx.export(model, (dummy,), str(tmp), dynamo=False, opset_version=17, input_names=["image"],
                           output_names=["logits"], dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}})
-    proto = onnx.load(str(tmp))
+    proto = add_embedding_output(onnx.load(str(tmp)))  # set profiles swap the head: they need its input
     del proto.metadata_props[:]
     for key, value in metadata(classes, spec, extra).items():
         entry = proto.metadata_props.add()

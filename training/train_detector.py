@@ -59,6 +59,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--init-from", type=Path, default=None,
                    help="start from these weights (a fine-tuning run: fresh optimizer and schedule)")
     p.add_argument("--warmup", type=int, default=50, help="steps of linear learning-rate warm-up")
+    p.add_argument("--freeze-bn", action="store_true",
+                   help="keep batch norms fixed (fine-tuning from ONNX weights, whose batch norms are folded)")
     p.add_argument("--relay-p", type=float, default=0.0,
                    help="share of samples whose tile row is laid out again with backs and a sideways tile")
     p.add_argument("--rotate-p", type=float, default=0.5, help="share of samples turned by a small angle (<= 12 deg)")
@@ -199,6 +201,10 @@ def train(args: argparse.Namespace) -> Path:
         warm = min(1.0, (step + 1) / max(args.warmup, 1))
         for group in optimizer.param_groups:
             group["lr"] = lr * warm
+        if args.freeze_bn:
+            from fanscan.training.onnx_weights import freeze_batch_norms
+
+            freeze_batch_norms(model)  # again each step: evaluation puts the model back in train mode
         x, heat_t, weight, reg_box, reg_w, num_pos = make_batch(images, masks, args, step)
         heat, dist = model(x)
         loss_heat = focal_loss(heat, heat_t, weight, num_pos)

@@ -8,6 +8,9 @@
 Classes, input size, crop margin and normalisation are read from the model's metadata, never assumed: a model
 trained with another class list or input size works unchanged. Besides the tile ids (`1m`..`h`) the model may
 answer `back` (a face-down tile) and `none` (not a tile).
+
+`TileClassifier(profile=...)` applies a set profile of `fanscan calibrate` (`vision.profile`): the model must have
+the `embedding` output, and the profile must have been built for this very model file.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from fanscan.scoring.errors import FanscanError
 from fanscan.vision.crops import CropSpec
 from fanscan.vision.letterbox import letterbox
 from fanscan.vision.onnx_model import json_floats, open_model
+from fanscan.vision.profile import SetProfile, check_profile, file_sha256, load_profile, profiled_probabilities
 
 from fanscan import models
 
@@ -58,9 +62,11 @@ def _parse_info(meta: dict[str, str]) -> ClassifierInfo:
 class TileClassifier:
     """An ONNX tile classifier loaded once, applied to batches of crops."""
 
-    def __init__(self, model_path: str | Path | None = None, threads: int | None = 1) -> None:
+    def __init__(self, model_path: str | Path | None = None, threads: int | None = 1,
+                 profile: SetProfile | str | Path | None = None) -> None:
         """`threads`: onnxruntime intra-op threads. One by default: a hand's 14 crops are too little work to split,
         and a second thread that has to wait for a busy core makes a batch 2-3x slower (measured); None = all cores.
+        `profile`: a set profile (or its file) to apply; see `vision.profile`.
         """
         model = open_model(Path(model_path) if model_path is not None else DEFAULT_MODEL, "classifier", threads)
         self.path, self.session = model.path, model.session
@@ -80,8 +86,26 @@ class TileClassifier:
         if len(out_shape) != 2 or (isinstance(out_shape[1], int) and out_shape[1] != len(self.info.classes)):
             raise FanscanError(f"{path}: output shape {out_shape} does not match {len(self.info.classes)} classes")
         self.input_name = inputs[0].name
+        self.logits_name = outputs[0].name
+        self.embedding_name = next((o.name for o in outputs if o.name == "embedding"), None)
+        self.profile: SetProfile | None = None
+        if profile is not None:
+            self.profile = profile if isinstance(profile, SetProfile) else load_profile(profile)
+            if self.embedding_name is None:
+                raise FanscanError(f"{path}: this classifier has no 'embedding' output, so a set profile cannot be "
+                                   f"applied (python -m fanscan.training.embedding_output adds it)")
+            size = next(o.shape[1] for o in outputs if o.name == self.embedding_name)
+            check_profile(self.profile, path, self.sha256, self.info.classes,
+                          size if isinstance(size, int) else self.profile.delta_weight.shape[1])
         self._mean = np.array(self.info.mean, np.float32).reshape(1, 3, 1, 1)
         self._std = np.array(self.info.std, np.float32).reshape(1, 3, 1, 1)
+
+    @property
+    def sha256(self) -> str:
+        """The model file's sha256 (what a set profile is tied to)."""
+        if not hasattr(self, "_sha256"):
+            self._sha256 = file_sha256(self.path)
+        return self._sha256
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -110,11 +134,28 @@ class TileClassifier:
         x = x.transpose(0, 3, 1, 2) * self.info.pixel_scale
         return np.ascontiguousarray((x - self._mean) / self._std, dtype=np.float32)
 
+    def logits_and_embeddings(self, crops: np.ndarray | Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """(N, classes) logits of the shipped head and (N, D) embeddings (the head's input) for N uint8 BGR crops."""
+        if self.embedding_name is None:
+            raise FanscanError(f"{self.path}: this classifier has no 'embedding' output")
+        if len(crops) == 0:
+            return np.zeros((0, len(self.classes)), np.float32), np.zeros((0, 0), np.float32)
+        logits, embeddings = self.session.run([self.logits_name, self.embedding_name],
+                                              {self.input_name: self._prepare(crops)})
+        return logits, embeddings
+
     def probabilities(self, crops: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:
-        """(N, len(classes)) softmax probabilities for N uint8 BGR crops."""
+        """(N, len(classes)) softmax probabilities for N uint8 BGR crops (with the set profile, when there is one)."""
         if len(crops) == 0:
             return np.zeros((0, len(self.classes)), np.float32)
-        logits = self.session.run(None, {self.input_name: self._prepare(crops)})[0].astype(np.float64)
+        if self.profile is not None:
+            crops = list(crops)
+            turned = [np.ascontiguousarray(np.asarray(c)[::-1, ::-1]) for c in crops]  # 180 degrees
+            logits, embeddings = self.logits_and_embeddings(crops + turned)
+            n = len(crops)
+            return profiled_probabilities(logits[:n], embeddings[:n], logits[n:], embeddings[n:],
+                                          self.profile.delta_weight, self.profile.delta_bias, self.classes)
+        logits = self.session.run([self.logits_name], {self.input_name: self._prepare(crops)})[0].astype(np.float64)
         logits -= logits.max(axis=1, keepdims=True)
         exp = np.exp(logits)
         return (exp / exp.sum(axis=1, keepdims=True)).astype(np.float32)

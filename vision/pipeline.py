@@ -48,14 +48,17 @@ class Pipeline:
     """The models of the photo pipeline, loaded once; `propose` turns a photo into a `HandProposal`."""
 
     def __init__(self, detector: TileDetector | None = None, classifier=None, top_k: int = TOP_K,
-                 aspect_search: bool = True) -> None:
+                 aspect_search: bool = True, profile: str | Path | None = None) -> None:
         """`aspect_search`: look again at a photo that seems squeezed along one axis (`vision.aspect`); off only to
-        measure what it costs or brings."""
+        measure what it costs or brings. `profile`: a set profile file of `fanscan calibrate` for the shipped
+        classifier (not with `classifier`)."""
         self.detector = detector or default_detector()
+        if classifier is not None and profile is not None:
+            raise ValueError("give a profile to the TileClassifier you pass, not to the Pipeline")
         if classifier is None:
             from fanscan.vision.classify import TileClassifier  # the classifier's module loads onnxruntime
 
-            classifier = TileClassifier()
+            classifier = TileClassifier(profile=profile)
         self.classifier = classifier
         self.top_k = top_k
         self.aspect_search = aspect_search
@@ -105,9 +108,9 @@ class Pipeline:
 # A cache, not state: the shipped models never change while the process runs, and loading them costs about as much
 # as reading one photo, so `propose` and the photo and batch commands share one pipeline per process.
 @functools.cache
-def default_pipeline() -> Pipeline:
-    """The pipeline with the shipped models, loaded once per process."""
-    return Pipeline()
+def default_pipeline(profile: str | Path | None = None) -> Pipeline:
+    """The pipeline with the shipped models (and a set profile, when given), loaded once per process."""
+    return Pipeline(profile=profile)
 
 
 def propose(image: str | Path | np.ndarray | LoadedImage) -> HandProposal:

@@ -21,6 +21,7 @@ from typing import Any
 from fanscan.commands.photo import (
     accepted_hand,
     add_context_arguments,
+    add_profile_argument,
     add_review_arguments,
     context_from_args,
     read_photo,
@@ -43,6 +44,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--out", help="table to write: .csv or .jsonl (default: JSON Lines on stdout); "
                                       "photos already in it are skipped")
     parser.add_argument("--rules", choices=("mcr", "hk"), default="mcr", help="rule set (default mcr)")
+    add_profile_argument(parser)
     add_context_arguments(parser)
     add_review_arguments(parser)
     parser.set_defaults(run=run)
@@ -59,7 +61,7 @@ def score_photo(path: Path, args: argparse.Namespace) -> dict[str, Any]:
     started = time.perf_counter()
     row: dict[str, Any] = {"file": path.name, "ok": False}
     try:
-        proposal = read_photo(str(path))
+        proposal = read_photo(str(path), profile=args.profile)
         row.update(status=proposal.status, hand=proposal.hand.strip(), tiles=len(proposal.tiles),
                    warnings="; ".join(proposal.warnings))
         if proposal.needs_review and not args.accept_overrides:
@@ -126,6 +128,10 @@ class TableWriter:
 def run(args: argparse.Namespace) -> int:
     folder = Path(args.folder)
     photos = list_photos(folder)
+    if args.profile:
+        from fanscan.vision.pipeline import default_pipeline
+
+        default_pipeline(args.profile)  # a bad profile is one error for the run, not one per photo
     out = Path(args.out) if args.out else None
     done = done_files(out) if out else set()
     todo = [p for p in photos if p.name not in done]

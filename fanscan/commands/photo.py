@@ -52,6 +52,11 @@ def context_from_args(args: argparse.Namespace, photo_flowers: list[str] | tuple
     return context
 
 
+def add_profile_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--profile", metavar="PROFILE.npz",
+                        help="set profile of your own tiles, made by fanscan calibrate")
+
+
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "photo", help="score a finished hand from a photo (propose, confirm, score)",
@@ -67,12 +72,13 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--rules", choices=("mcr", "hk"), default="mcr", help="rule set (default mcr)")
     parser.add_argument("--tiles", choices=("ascii", "unicode", "en", "zh"), default="ascii",
                         help="how tiles are shown in the score breakdown (default ascii)")
+    add_profile_argument(parser)
     add_context_arguments(parser)
     add_review_arguments(parser)
     parser.set_defaults(run=run)
 
 
-def read_photo(image: str, annotate: str | None = None) -> HandProposal:
+def read_photo(image: str, annotate: str | None = None, profile: str | None = None) -> HandProposal:
     """The proposal for a photo (and the annotated copy when asked); a photo without tiles is an error.
 
     Its timings are the ones the user waits for: `load` is the decoding of the file (done here, before the
@@ -86,7 +92,7 @@ def read_photo(image: str, annotate: str | None = None) -> HandProposal:
     started = time.perf_counter()
     loaded = load_image(image)
     decoded = time.perf_counter()
-    pipeline = default_pipeline()
+    pipeline = default_pipeline(profile) if profile else default_pipeline()
     ready = time.perf_counter()
     proposal = pipeline.propose(loaded)
     done = time.perf_counter()
@@ -123,7 +129,7 @@ def accepted_hand(proposal: HandProposal, args: argparse.Namespace, can_correct:
 def run(args: argparse.Namespace) -> int:
     if args.json:
         return _run_json(args)
-    proposal = read_photo(args.image, args.annotate)
+    proposal = read_photo(args.image, args.annotate, args.profile)
     defaults = context_from_args(args, proposal.flowers)
     if args.yes:
         for line in describe_proposal(proposal, LOW_CONFIDENCE):
@@ -162,7 +168,7 @@ def photo_json(image: str, args: argparse.Namespace, name: str | None = None) ->
     upload's own file name)."""
     out: dict = {"ok": False, "image": name or image, "proposal": None}
     try:
-        proposal = read_photo(image, args.annotate)
+        proposal = read_photo(image, args.annotate, args.profile)
         if name is not None:
             proposal.image = name
         out["proposal"] = proposal.to_dict()

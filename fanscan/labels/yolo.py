@@ -74,7 +74,8 @@ def write_dataset(folder: Path, photos: Iterable[LabelledPhoto]) -> int:
     return count
 
 
-def _splits(folder: Path) -> list[Path]:
+def yolo_splits(folder: Path) -> list[Path]:
+    """The folder itself when it holds images/, else its sub-folders that do (train/, valid/, test/ ...)."""
     if (folder / "images").is_dir():
         return [folder]
     splits = sorted(p for p in folder.iterdir() if p.is_dir() and (p / "images").is_dir())
@@ -97,7 +98,7 @@ def read_dataset(folder: Path) -> list[SourcePhoto]:
     """Every photo of a YOLO folder with its boxes (labels by name, as `data.yaml` gives them)."""
     folder = Path(folder)
     photos = []
-    for split in _splits(folder):
+    for split in yolo_splits(folder):
         if not (split / "labels").is_dir():
             raise FanscanError(f"{split}: no labels/ folder beside images/ (nothing to import)")
         names = read_class_names(find_data_yaml(split))

@@ -1,0 +1,147 @@
+"""Set profiles: the classifier's last layer fitted to one person's tiles (`fanscan calibrate`), and how it is applied.
+
+A profile stores a correction of the shipped head, not a new head: logits = shipped logits + embedding @ dW.T + db
+(the same as swapping the last layer for W0 + dW, b0 + db, since the head is linear). Rows of `back` and `none` are
+never changed, and at inference their probability comes from the shipped head (the "gate"): a profile fitted on
+tile crops alone would otherwise call a background crop a tile. The tile classes share what is left, by the
+profile's logits averaged over the crop and the crop turned 180 degrees (tiles lie either way up).
+
+File: one .npz holding `delta_weight` (classes x embedding), `delta_bias` (classes) and `meta`, a JSON string with
+the set's name, source, creation date, the sha256 of the base classifier file, the class list and the measured
+leave-one-out accuracy. A profile built for another classifier file is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from fanscan.scoring.errors import FanscanError
+
+FORMAT = "fanscan-set-profile"
+VERSION = 1
+GATE_CLASSES = ("back", "none")
+
+
+@dataclass(frozen=True)
+class SetProfile:
+    """A fitted head correction for one tile set (see the module doc)."""
+
+    name: str
+    source: str
+    created: str
+    base_model_sha256: str
+    classes: tuple[str, ...]
+    delta_weight: np.ndarray  # (len(classes), embedding size)
+    delta_bias: np.ndarray  # (len(classes),)
+    leave_one_out_accuracy: float | None = None
+    details: dict = field(default_factory=dict)
+    path: Path | None = None
+
+    def meta(self) -> dict:
+        return {"format": FORMAT, "version": VERSION, "name": self.name, "source": self.source,
+                "created": self.created, "base_model_sha256": self.base_model_sha256, "classes": list(self.classes),
+                "leave_one_out_accuracy": self.leave_one_out_accuracy, "details": self.details}
+
+
+def file_sha256(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def save_profile(profile: SetProfile, path: str | Path) -> Path:
+    """Write the profile atomically: a temp file in the same folder, renamed into place (never half-written)."""
+    path = Path(path)
+    if path.suffix.lower() != ".npz":
+        raise FanscanError(f"{path}: a profile file must end in .npz")
+    if not path.parent.is_dir():
+        raise FanscanError(f"{path.parent}: no such folder for the profile")
+    handle, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".npz.tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            np.savez(out, delta_weight=profile.delta_weight.astype(np.float32),
+                     delta_bias=profile.delta_bias.astype(np.float32), meta=np.array(json.dumps(profile.meta())))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_profile(path: str | Path) -> SetProfile:
+    """Read a profile file; anything unreadable or inconsistent is a one-line FanscanError."""
+    path = Path(path)
+    if not path.is_file():
+        raise FanscanError(f"{path}: profile file not found")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            weight = np.asarray(data["delta_weight"], np.float32)
+            bias = np.asarray(data["delta_bias"], np.float32)
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as error:
+        raise FanscanError(f"{path}: not a readable fanscan set profile ({type(error).__name__})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise FanscanError(f"{path}: not a fanscan set profile (format {meta.get('format')!r})"
+                           if isinstance(meta, dict) else f"{path}: not a fanscan set profile")
+    if meta.get("version") != VERSION:
+        raise FanscanError(f"{path}: profile format version {meta.get('version')} (this fanscan reads {VERSION})")
+    classes = tuple(str(c) for c in meta.get("classes") or ())
+    if weight.ndim != 2 or weight.shape[0] != len(classes) or bias.shape != (len(classes),) or not classes:
+        raise FanscanError(f"{path}: damaged profile (weights {weight.shape} and {bias.shape} for "
+                           f"{len(classes)} classes)")
+    if not (np.all(np.isfinite(weight)) and np.all(np.isfinite(bias))):
+        raise FanscanError(f"{path}: damaged profile (weights are not finite numbers)")
+    loo = meta.get("leave_one_out_accuracy")
+    return SetProfile(str(meta.get("name", "")), str(meta.get("source", "")), str(meta.get("created", "")),
+                      str(meta.get("base_model_sha256", "")), classes, weight, bias,
+                      float(loo) if loo is not None else None, dict(meta.get("details") or {}), path)
+
+
+def check_profile(profile: SetProfile, model_path: Path, model_sha256: str, classes: tuple[str, ...],
+                  embedding_size: int) -> None:
+    """Refuse a profile that was not built for this classifier file."""
+    where = profile.path or profile.name
+    if profile.base_model_sha256 != model_sha256:
+        raise FanscanError(f"{where}: profile built for another classifier (sha256 {profile.base_model_sha256[:12]}, "
+                           f"{model_path.name} is {model_sha256[:12]}); run fanscan calibrate again")
+    if profile.classes != classes or profile.delta_weight.shape[1] != embedding_size:
+        raise FanscanError(f"{where}: profile classes or embedding size do not match {model_path.name}")
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    exp = np.exp(shifted)
+    return exp / exp.sum(axis=1, keepdims=True)
+
+
+def gate_indices(classes: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of the tile classes and of the gate classes (back, none) in `classes`."""
+    gate = np.array([i for i, c in enumerate(classes) if c in GATE_CLASSES], np.int64)
+    tiles = np.array([i for i, c in enumerate(classes) if c not in GATE_CLASSES], np.int64)
+    return tiles, gate
+
+
+def profiled_probabilities(shipped_logits: np.ndarray, embeddings: np.ndarray, turned_logits: np.ndarray,
+                           turned_embeddings: np.ndarray, delta_weight: np.ndarray, delta_bias: np.ndarray,
+                           classes: tuple[str, ...]) -> np.ndarray:
+    """Probabilities with a profile: back/none from the shipped head on the crop as it is; the tiles share the rest
+    by the corrected logits averaged over the crop and its 180-degree turn."""
+    tiles, gate = gate_indices(classes)
+    shipped = softmax(shipped_logits.astype(np.float64))
+    corrected = (shipped_logits + embeddings @ delta_weight.T + delta_bias
+                 + turned_logits + turned_embeddings @ delta_weight.T + delta_bias) / 2
+    tile_probs = softmax(corrected[:, tiles].astype(np.float64))
+    gated = shipped[:, gate].sum(axis=1, keepdims=True)
+    out = np.zeros_like(shipped)
+    out[:, tiles] = tile_probs * (1.0 - gated)
+    out[:, gate] = shipped[:, gate]
+    return out.astype(np.float32)
