@@ -4,7 +4,9 @@ Skips when playwright or chromium is absent; CI installs both (.ci/run)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,8 @@ import pytest
 pytest.importorskip("fastapi")
 sync_api = pytest.importorskip("playwright.sync_api")
 
-from fanscan.scoring import score  # noqa: E402
+from fanscan.scoring import parse_hand, score  # noqa: E402
+from web_helpers import label_of_tile, saved_labels, write_set_profile  # noqa: E402
 
 from fanscan.web.local_server import CHROMIUM_ARGS, PHONE_VIEWPORT, chromium_path, running_server  # noqa: E402
 
@@ -40,6 +43,12 @@ def browser():
 
 @pytest.fixture
 def page(browser, server):
+    with open_page(browser, server) as page:
+        yield page
+
+
+@contextlib.contextmanager
+def open_page(browser, server: str):
     """A phone-sized page of the app; every request it makes is recorded, and any beyond the app is refused."""
     context = browser.new_context(viewport=PHONE_VIEWPORT, has_touch=True, is_mobile=True)
     requests: list[str] = []
@@ -110,6 +119,53 @@ def test_photo_fix_context_score(page):
         assert any(fan.name in row and fan.name_zh in row and row.startswith(str(fan.points)) for row in shown), fan
     if expected.minimum is not None:
         assert str(expected.minimum) in page.inner_text("#score-minimum")
+    # a server without --save-labels keeps nothing, and the page does not ask it to; without --profile, no set named
+    assert not [url for url in page.requests if "/api/save-labels" in url] and page.inner_text("#kept-note") == ""
+    assert not page.locator("#profile-note").is_visible()
+
+
+@pytest.fixture(scope="module")
+def keeping_server(tmp_path_factory):
+    """`fanscan serve --profile SET --save-labels DIR`: (its URL, DIR)."""
+    folder = tmp_path_factory.mktemp("serve-options")
+    profile = write_set_profile(folder / "green.npz", "my green set")
+    dataset = folder / "kept"
+    with running_server(options=["--profile", str(profile), "--save-labels", str(dataset)]) as url:
+        yield url, dataset
+
+
+def test_profile_named_and_fixed_photo_kept_when_scored(browser, keeping_server):
+    """With --profile the page names the set; with --save-labels, scoring a photo's hand keeps the photo and the
+    reading as fixed on the page (tile 11, a W, made an E: 999m 678p 789s WW EEE), once, even when the hand is
+    scored again."""
+    server, dataset = keeping_server
+    with open_page(browser, server) as page:
+        assert page.inner_text("#profile-note") == "Calibrated to your tile set “my green set”"
+        choose_photo(page, "hand_001.jpg")
+        before = fixes_done(page)
+        page.locator("#overlay g[data-number='11']").tap()
+        page.locator("#palette-faces button[data-tile='E']").tap()
+        wait_for_fix(page, before)
+        fixed = page.evaluate("state.proposal")
+        assert fixed["tiles"][10]["tile"] == "E"
+        assert not (dataset / "images").exists()  # nothing kept before the hand is scored
+        assert fixed["status"] == "complete" and sorted(fixed["hand"]) == sorted("999m678p789sWWEEE")
+        page.locator("#to-context").tap()
+        page.locator("#score-button").tap()
+        page.wait_for_selector("#screen-score:not([hidden])")
+        page.wait_for_function("document.getElementById('kept-note').textContent !== ''")
+        tiles = [t for t in fixed["tiles"] if t["tile"] not in ("none", "back")]
+        assert page.inner_text("#kept-note") == f"Photo and {len(tiles)} tile labels kept for training: " \
+                                                "images/hand_001.jpg"
+        page.locator("#back-to-context").tap()
+        page.locator("#score-button").tap()
+        page.wait_for_selector("#screen-score:not([hidden])")
+    assert sorted(p.name for p in (dataset / "images").iterdir()) == ["hand_001.jpg"]
+    assert sorted(p.name for p in (dataset / "labels").iterdir()) == ["hand_001.txt"]
+    labels = saved_labels(dataset, "hand_001", tuple(fixed["image_size"]))
+    assert Counter(name for name, _, _ in labels) == Counter(parse_hand(fixed["hand"]).all_tiles())
+    for tile in tiles:
+        assert label_of_tile(labels, tile["box"]) == tile["tile"]
 
 
 def test_impossible_context_is_explained_in_place(page):
@@ -181,7 +237,7 @@ def test_batch_page(browser, server, tmp_path):
     context = browser.new_context(viewport=PHONE_VIEWPORT, accept_downloads=True)
     page = context.new_page()
     page.goto(server + "/batch")
-    photos = [SAMPLES / "images" / name for name in ("hand_002.jpg", "hand_003.jpg", "hand_020.jpg")]
+    photos = [SAMPLES / "images" / name for name in ("hand_001.jpg", "hand_003.jpg", "hand_020.jpg")]
     page.set_input_files("#photos", [str(p) for p in photos])
     page.click("#start")
     page.wait_for_selector("body[data-done=yes]")

@@ -3,6 +3,7 @@ JSON API, on http://127.0.0.1:8000 by default (the `web` extra: pip install 'fan
 
     fanscan serve                       # this machine only
     fanscan serve --host 0.0.0.0        # a phone on the same network: http://LAN-ADDRESS:8000
+    fanscan serve --profile my-set.npz --save-labels my-tiles/   # your own set; keep each scored photo's labels
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 import argparse
 import socket
 import sys
+from pathlib import Path
 
+from fanscan.commands.photo import add_profile_argument
 from fanscan.scoring.errors import FanscanError
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -25,6 +28,10 @@ def add_parser(subparsers) -> None:
                         help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every network)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--rules", choices=("mcr", "hk"), default="mcr", help="the page's rule set (default mcr)")
+    add_profile_argument(parser)
+    parser.add_argument("--save-labels", metavar="DATASET",
+                        help="when the user scores a photo's hand, add the photo and its corrected labels to this "
+                             "YOLO dataset folder (created if new), as fanscan photo --save-labels does")
     parser.set_defaults(run=run)
 
 
@@ -61,14 +68,25 @@ def run(args: argparse.Namespace) -> int:
 
     if not 1 <= args.port <= 65535:
         raise FanscanError(f"--port {args.port}: a port is 1-65535")
+    if args.save_labels and Path(args.save_labels).exists() and not Path(args.save_labels).is_dir():
+        raise FanscanError(f"--save-labels {args.save_labels}: not a folder (it wants a dataset folder)")
     check_port_free(args.host, args.port)
-    default_pipeline()  # load the models now, not on the first photo
+    # Load the models now, not on the first photo; a bad profile is one error here, not one per photo. The photo
+    # requests name the same profile, so they find this pipeline in default_pipeline's cache.
+    pipeline = default_pipeline(args.profile) if args.profile else default_pipeline()
+    profile = pipeline.classifier.profile
+    profile_name = (profile.name or Path(args.profile).stem) if profile is not None else None
     if args.host not in LOCAL_HOSTS:
         where = lan_address() if args.host in ("0.0.0.0", "::") else args.host
         print(f"fanscan: warning: listening on {args.host}: every device that can reach this machine can use the "
               "page and send it photos (there is no login).", file=sys.stderr)
         if where:
             print(f"fanscan: on a phone on the same network open http://{where}:{args.port}/", file=sys.stderr)
+    if profile_name is not None:
+        print(f"fanscan: photos are read with the set profile {profile_name!r} ({args.profile})", file=sys.stderr)
+    if args.save_labels:
+        print(f"fanscan: each scored photo and its corrected labels are kept in {args.save_labels}", file=sys.stderr)
     print(f"fanscan: serving on http://{args.host}:{args.port}/ (API docs at /docs; Ctrl-C stops)", file=sys.stderr)
-    uvicorn.run(create_app(rules=args.rules), host=args.host, port=args.port, log_level="warning")
+    app = create_app(rules=args.rules, profile=args.profile, profile_name=profile_name, save_labels=args.save_labels)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0

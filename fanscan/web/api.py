@@ -1,6 +1,7 @@
 """The JSON API: every request the page makes, for other front ends too. Each endpoint goes down the code path of
 the command it stands for: `/api/photo` = `fanscan photo --json`, `/api/score` = `fanscan score --json`,
-`/api/revise` = the terminal's `fix N TILE`, `/api/batch/row` = one row of `fanscan batch`."""
+`/api/revise` = the terminal's `fix N TILE`, `/api/batch/row` = one row of `fanscan batch`, `/api/save-labels` =
+`fanscan photo --save-labels` once the hand is confirmed."""
 
 from __future__ import annotations
 
@@ -9,13 +10,14 @@ import io
 import json
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, Request, UploadFile
+from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import Response
 from pydantic import ValidationError
 
 from fanscan.commands import batch as batch_command
 from fanscan.commands import score as score_command
 from fanscan.commands.photo import photo_json
+from fanscan.labels.save import save_confirmed_photo
 from fanscan.scoring import get_rule_set
 from fanscan.scoring.errors import FanscanError
 from fanscan.scoring.tiles import ALL_TILE_IDS, CHINESE_NAMES, ENGLISH_NAMES
@@ -39,8 +41,11 @@ def _rules(request: Request, rules: str | None) -> str:
 
 @router.get("/config")
 def config(request: Request) -> dict[str, Any]:
-    """What the page needs to draw itself: the default rules, the upload limit, the 42 tiles with their names."""
+    """What the page needs to draw itself: the default rules, the upload limit, the 42 tiles with their names, the
+    name of the set profile photos are read with (null: the shipped model alone), and whether the server keeps
+    scored photos with their labels (`fanscan serve --save-labels`)."""
     return {"rules": request.app.state.rules, "max_upload_mb": request.app.state.max_upload_bytes // 2**20,
+            "profile": request.app.state.profile_name, "save_labels": request.app.state.save_labels is not None,
             "tiles": [{"id": t, "en": ENGLISH_NAMES[t], "zh": CHINESE_NAMES[t]} for t in ALL_TILE_IDS],
             "rule_sets": {name: {"dropped_heading": rule_set.dropped_heading, "dropped_by": rule_set.dropped_by}
                           for name, rule_set in ((n, get_rule_set(n)) for n in ("mcr", "hk"))}}
@@ -51,7 +56,7 @@ def read_photo(request: Request, photo: PhotoField, rules: RulesField = None) ->
     """The same object as `fanscan photo --json`: the proposal (every tile with its outline, reading, confidence,
     alternatives, role), and the score when the photo reads as a complete hand (else `ok` false and `error`)."""
     with uploaded_file(photo) as (path, name):
-        args = command_args("photo", str(path), _rules(request, rules))
+        args = command_args("photo", str(path), _rules(request, rules), profile=request.app.state.profile)
         try:
             out = photo_json(str(path), args, name=name)
         except FanscanError as error:
@@ -65,15 +70,52 @@ def read_photo(request: Request, photo: PhotoField, rules: RulesField = None) ->
 def revise_reading(body: ReviseRequest) -> dict[str, Any]:
     """The proposal read again around the user's fixes (as `fix N TILE` in the terminal), and with the winning
     tile the user chose. Send every fix so far and the proposal last returned; nothing is kept on the server."""
-    tiles = body.proposal.get("tiles", [])
-    if isinstance(tiles, list) and len(tiles) > MAX_REVISE_TILES:
-        raise FanscanError(f"the proposal has {len(tiles)} tiles; at most {MAX_REVISE_TILES} are read again")
-    proposal = HandProposal.from_dict(body.proposal)
+    proposal = _proposal(body.proposal)
     if body.fixes:
         proposal = revise(proposal, body.fixes)
     if body.winning is not None:
         proposal = with_winning_number(proposal, body.winning)
     return {"ok": True, "proposal": proposal.to_dict()}
+
+
+def _proposal(data: Any) -> HandProposal:
+    """A proposal sent back by the client, refused above MAX_REVISE_TILES tiles."""
+    tiles = data.get("tiles", []) if isinstance(data, dict) else []
+    if isinstance(tiles, list) and len(tiles) > MAX_REVISE_TILES:
+        raise FanscanError(f"the proposal has {len(tiles)} tiles; at most {MAX_REVISE_TILES} are read again")
+    return HandProposal.from_dict(data)
+
+
+@router.post("/save-labels", responses={409: {"description": "the server was started without --save-labels"}})
+def save_labels(request: Request, photo: PhotoField,
+                proposal: Annotated[str, Form(description="the confirmed proposal as JSON: as /api/photo or "
+                                                          "/api/revise last returned it, after every fix")],
+                ) -> dict[str, Any]:
+    """Keep the photo and the confirmed proposal's tiles as YOLO labels in the server's `--save-labels` dataset
+    (as `fanscan photo --save-labels`). The page sends the photo again: the server keeps nothing between requests.
+    Answers the saved photo's and label file's paths inside the dataset and the number of labels."""
+    dataset = request.app.state.save_labels
+    if dataset is None:
+        raise HTTPException(409, "this server keeps no photos: start it with fanscan serve --save-labels DATASET")
+    try:
+        confirmed = _proposal(json.loads(proposal))
+    except json.JSONDecodeError as error:
+        raise FanscanError(f"proposal: not JSON ({error.msg} at character {error.pos})") from None
+    from fanscan.vision.load import load_image
+
+    with uploaded_file(photo) as (path, name):
+        try:
+            size = load_image(path).original_size
+        except FanscanError as error:
+            raise FanscanError(without_folder(str(error), path)) from None
+        if tuple(size) != tuple(confirmed.image_size):
+            raise FanscanError(f"{name}: the photo is {size[0]}x{size[1]} pixels but the proposal is for "
+                               f"{confirmed.image_size[0]}x{confirmed.image_size[1]}: not the photo it was read from")
+        saved = save_confirmed_photo(dataset, str(path), confirmed)
+    label_file = saved.parent.parent / "labels" / f"{saved.stem}.txt"
+    labels = len([line for line in label_file.read_text(encoding="utf-8").splitlines() if line.strip()])
+    return {"ok": True, "image": saved.relative_to(dataset).as_posix(),
+            "labels_file": label_file.relative_to(dataset).as_posix(), "labels": labels}
 
 
 @router.post("/score")
@@ -94,7 +136,8 @@ def batch_row(request: Request, photo: PhotoField, rules: RulesField = None,
     except ValidationError as error:
         raise FanscanError(f"context: {error.errors()[0]['msg']}") from None
     with uploaded_file(photo) as (path, _):
-        row = batch_command.score_photo(path, command_args("batch", str(path.parent), _rules(request, rules), fields))
+        args = command_args("batch", str(path.parent), _rules(request, rules), fields, request.app.state.profile)
+        row = batch_command.score_photo(path, args)
     if row.get("error"):
         row["error"] = without_folder(row["error"], path)
     return row

@@ -57,11 +57,13 @@ def _command_parser() -> argparse.ArgumentParser:
     return build_parser()
 
 
-def command_args(command: str, positional: str, rules: str, context: WinContextFields | None = None
-                 ) -> argparse.Namespace:
-    """What `fanscan COMMAND --rules RULES FLAGS -- POSITIONAL` parses to: a request goes down the command's own code
-    path with the command's own defaults for every option the page does not set."""
-    argv = [command, "--rules", rules, *(context or WinContextFields()).as_flags(), "--", positional]
+def command_args(command: str, positional: str, rules: str, context: WinContextFields | None = None,
+                 profile: str | None = None) -> argparse.Namespace:
+    """What `fanscan COMMAND --rules RULES [--profile PROFILE] FLAGS -- POSITIONAL` parses to: a request goes down the
+    command's own code path with the command's own defaults for every option the page does not set. `profile` is
+    the server's set profile (`fanscan serve --profile`), for the commands that read photos."""
+    server_flags = ["--profile", profile] if profile else []
+    argv = [command, "--rules", rules, *server_flags, *(context or WinContextFields()).as_flags(), "--", positional]
     try:
         return _command_parser().parse_args(argv)
     except SystemExit:  # the fields were checked above, so this is a mismatch between them and the command's flags

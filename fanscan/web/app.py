@@ -31,12 +31,18 @@ def _one_line(error: RequestValidationError) -> str:
     return "; ".join(parts)
 
 
-def create_app(rules: str = "mcr", max_upload_bytes: int = MAX_UPLOAD_BYTES) -> FastAPI:
-    """The app; `rules` is the page's default rule set (a request may name another)."""
+def create_app(rules: str = "mcr", max_upload_bytes: int = MAX_UPLOAD_BYTES, profile: str | None = None,
+               profile_name: str | None = None, save_labels: str | Path | None = None) -> FastAPI:
+    """The app; `rules` is the page's default rule set (a request may name another); `profile`: the set profile
+    file photos are read with (`profile_name` is what the page calls it); `save_labels`: the YOLO dataset folder
+    where `POST /api/save-labels` keeps a scored photo and its labels (without it, that endpoint refuses)."""
     app = FastAPI(title="fanscan", summary="Score a finished mahjong hand from a photo, every fan explained.",
                   docs_url="/docs", redoc_url=None)
     app.state.rules = rules
     app.state.max_upload_bytes = max_upload_bytes
+    app.state.profile = profile
+    app.state.profile_name = profile_name if profile_name is not None else (Path(profile).stem if profile else None)
+    app.state.save_labels = Path(save_labels) if save_labels else None
 
     @app.exception_handler(FanscanError)
     async def user_error(_: Request, error: FanscanError) -> JSONResponse:

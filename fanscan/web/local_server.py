@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 CHROMIUM = "/usr/bin/chromium"
@@ -30,10 +30,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(rules: str = "mcr", timeout_s: float = 60.0) -> Iterator[str]:
-    """The base URL of a `fanscan serve` started for the duration of the `with` block (stopped afterwards)."""
+def running_server(rules: str = "mcr", timeout_s: float = 60.0, options: Sequence[str] = ()) -> Iterator[str]:
+    """The base URL of a `fanscan serve` started for the duration of the `with` block (stopped afterwards);
+    `options`: more flags of `fanscan serve` (`--profile P`, `--save-labels DIR`)."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "fanscan.cli", "serve", "--port", str(port), "--rules", rules],
+    process = subprocess.Popen([sys.executable, "-m", "fanscan.cli", "serve", "--port", str(port), "--rules", rules,
+                                *options],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
     try:

@@ -6,6 +6,9 @@ const LOW_CONFIDENCE = 0.8; // as the terminal's `?` mark (fanscan/confirm.py)
 const state = {
   config: null, proposal: null, fixes: {}, winning: null, hand: null, handHasContext: false,
   photoFlowers: [], paletteTile: null,
+  // for `fanscan serve --save-labels`: the chosen photo (sent again with the confirmed reading), whether the hand
+  // being scored is that reading (not a typed one), and whether this photo was kept already (once per photo)
+  file: null, handFromPhoto: false, photoKept: false,
 };
 // Timings of what the user waits for (read by benchmarks/web_speed.py): {what, ms, server_ms, server_cpu_ms}.
 window.fanscanTimings = [];
@@ -59,6 +62,8 @@ async function photoChosen(file) {
   const started = performance.now();
   state.fixes = {};
   state.winning = null;
+  state.file = file;
+  state.photoKept = false;
   $("photo-status").textContent = "Reading the tiles…";
   $("photo-status").classList.remove("error");
   const img = $("photo-img");
@@ -253,8 +258,9 @@ function buildKeyboard() {
 
 // ---- 2. win context ---------------------------------------------------------------------------------------------
 
-function toContext(hand) {
+function toContext(hand, fromPhoto) {
   state.hand = hand;
+  state.handFromPhoto = fromPhoto;
   state.handHasContext = hand.includes("|");
   const row = $("context-hand");
   row.replaceChildren();
@@ -313,8 +319,27 @@ async function scoreHand() {
     $("context-error").textContent = "";
     drawScore(reply.body);
     show("screen-score");
+    if (state.config.save_labels && state.handFromPhoto && !state.photoKept) await keepPhoto();
   } catch (error) {
     $("context-error").textContent = error.message; // impossible combinations: the engine's own words
+  }
+}
+
+// The photo and its confirmed reading (after every fix) as training data: only a server started with --save-labels
+// keeps them, and it keeps nothing between requests, so the photo goes again with the reading.
+async function keepPhoto() {
+  const note = $("kept-note");
+  note.classList.remove("error");
+  const form = new FormData();
+  form.append("photo", state.file, state.file.name || "photo.jpg");
+  form.append("proposal", JSON.stringify(state.proposal));
+  try {
+    const reply = await api("/api/save-labels", {method: "POST", body: form});
+    state.photoKept = true;
+    note.textContent = `Photo and ${reply.body.labels} tile labels kept for training: ${reply.body.image}`;
+  } catch (error) {
+    note.textContent = `The photo was not kept: ${error.message}`;
+    note.classList.add("error");
   }
 }
 
@@ -391,6 +416,10 @@ function showRuleItems() {
 async function start() {
   state.config = (await api("/api/config")).body;
   $("rules").value = state.config.rules;
+  if (state.config.profile) {
+    $("profile-note").textContent = `Calibrated to your tile set “${state.config.profile}”`;
+    $("profile-note").hidden = false;
+  }
   buildPalette();
   buildKeyboard();
   buildFlowerChoices();
@@ -400,10 +429,10 @@ async function start() {
     const file = event.target.files[0];
     if (file) photoChosen(file);
   });
-  $("to-context").addEventListener("click", () => toContext(state.proposal.hand));
+  $("to-context").addEventListener("click", () => toContext(state.proposal.hand, true));
   $("use-typed").addEventListener("click", () => {
     const hand = $("hand-input").value.trim();
-    if (hand) toContext(hand);
+    if (hand) toContext(hand, false);
   });
   $("score-button").addEventListener("click", scoreHand);
   $("back-to-photo").addEventListener("click", () => show("screen-photo"));
