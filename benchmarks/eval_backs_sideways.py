@@ -9,7 +9,9 @@ longest row of labelled tiles (`hand_*` photos only with `--legacy`) is laid out
 with the 2nd and 3rd tiles face down (rendered backs, as a concealed kong shows them) and one tile of each claimed
 meld turned a quarter (the second-to-last; with `--melds 2` also the fifth from the end). Then: the share of those
 backs and sideways tiles detected at IoU >= 0.5, recall on the other tiles of the row, and for every sideways tile
-missed, why (no detection near it, or one whose box has the upright shape).
+missed, why (no detection near it, or one whose box has the upright shape). Beside the re-laid rows, the real
+sideways tiles of the chosen photos as they are (`real_sideways`: labelled boxes lying across a photo of upright
+tiles): few, and often in photos turned or sheared upstream, but real.
 
 Real-looking rows: the train split's copies that upstream rotated and sheared (three in four) are first turned back
 with `training.label_repair` so that each tile is cut with its tight box (loose boxes cut half a neighbour with it);
@@ -47,6 +49,10 @@ from benchmarks.results_file import write_json  # noqa: E402
 DEFAULT_ARTWORK = ROOT.parent / "shared" / "artwork" / "fluffystuff-cc0"
 # Labelled tiles form one row when their centres lie within this share of the median tile height of one line.
 ONE_ROW_SPREAD = 0.5
+# Real sideways tiles: labelled boxes this much wider than tall, in photos whose median box is narrower than
+# `UPRIGHT_MEDIAN` (most tiles stand upright there, so a wide one lies across its row).
+REAL_SIDEWAYS_ASPECT = 1.15
+UPRIGHT_MEDIAN = 0.9
 
 
 def back_shapes(artwork: Path) -> list[np.ndarray]:
@@ -140,6 +146,22 @@ def tight_row(image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndar
     return image, boxes[row]
 
 
+def real_sideways(image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """A photo as it is (turned back when repaired) and its labelled tiles lying across the others: boxes wider than
+    tall by `REAL_SIDEWAYS_ASPECT` in a photo whose median box is upright. None when it has none."""
+    repaired = repair(image, boxes)
+    good = np.ones(len(boxes), bool)
+    if repaired is not None:
+        image, boxes, good = repaired.image, repaired.boxes, repaired.good
+    elif fill_colour(image) is not None:
+        return None
+    if len(boxes) < 3:
+        return None
+    aspect = (boxes[:, 2] - boxes[:, 0]) / np.maximum(boxes[:, 3] - boxes[:, 1], 1e-6)
+    lying = good & (aspect > REAL_SIDEWAYS_ASPECT) if np.median(aspect) < UPRIGHT_MEDIAN else np.zeros(len(boxes), bool)
+    return (image, boxes[lying]) if lying.any() else None
+
+
 def why_missed(found: np.ndarray, truth: np.ndarray) -> str:
     """For a sideways tile not found: 'upright_box' when a detection overlaps it with an upright shape (IoU 0.2-0.5),
     'merged' when one detection covers it and a neighbour, 'no_detection' otherwise."""
@@ -175,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     counts = {"backs": [0, 0], "sideways": [0, 0], "other": [0, 0]}
     misses: dict[str, int] = {}
     photos = 0
+    real = [0, 0, 0]  # photos, real sideways tiles found, real sideways tiles
     for item in iter_split(args.data):
         name = item.image_path.name
         if args.split != "all" and splits.split_of(name) != args.split:
@@ -184,6 +207,9 @@ def main(argv: list[str] | None = None) -> int:
         image = cv2.imread(str(item.image_path))
         h, w = image.shape[:2]
         boxes = np.array([b.to_pixels(w, h) for b in item.boxes], np.float32).reshape(-1, 4)
+        if not args.legacy and (lying := real_sideways(image, boxes)) is not None:
+            found = np.array([t.box for t in detector.detect(lying[0])], np.float32).reshape(-1, 4)
+            real = [real[0] + 1, real[1] + len(match(found, lying[1], 0.5)), real[2] + len(lying[1])]
         if args.legacy:
             made = composite(image, boxes, masks, rng)
         else:
@@ -219,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
         result[f"{kind}_recall"] = round(hit / max(total, 1), 4)
         result[f"{kind}_count"] = total
     result["sideways_missed_because"] = misses
+    if not args.legacy:
+        result["real_sideways"] = {"photos": real[0], "count": real[2], "recall": round(real[1] / max(real[2], 1), 4)}
     print(json.dumps(result, indent=2))
     if args.json:
         write_json(args.json, result)

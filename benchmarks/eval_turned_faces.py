@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -66,11 +68,41 @@ def labelled_tiles(image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np
     return image, boxes, np.ones(len(boxes), bool)
 
 
+def whole_hands(data: Path, split: str, classifier: TileClassifier) -> dict[str, dict]:
+    """Whole hands exact (`benchmarks/eval_hands.py`) of the split's hand_* photos, with every crop read as is and
+    with uncertain crops read turned too (the product's pipeline); the photos go through a folder of links."""
+    from fanscan.vision.pipeline import Pipeline
+
+    from benchmarks.eval_hands import evaluate
+
+    class AsIs(Pipeline):
+        def read(self, crops: np.ndarray) -> tuple[list, list[int]]:
+            return (self.classifier.classify(crops, self.top_k), [0] * len(crops)) if len(crops) else ([], [])
+
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for sub in ("images", "labels"):
+            (folder / sub).mkdir()
+        shutil.copy(find_data_yaml(data), folder / "data.yaml")
+        for item in iter_split(data):
+            if split == "all" or splits.split_of(item.image_path.name) == split:
+                (folder / "images" / item.image_path.name).symlink_to(item.image_path.resolve())
+                if item.label_path.exists():
+                    (folder / "labels" / item.label_path.name).symlink_to(item.label_path.resolve())
+        for name, kind in (("as_is", AsIs), ("any_turn", Pipeline)):
+            counted = evaluate(folder, kind(classifier=classifier), progress=False)
+            out[name] = {"photos": counted["photos"], "exact": counted["exact"]}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--split", choices=[*splits.SPLITS, "all"], default="all")
     parser.add_argument("--model", type=Path)
+    parser.add_argument("--hands", action="store_true",
+                        help="also whole hands of the chosen hand_* photos through the Pipeline, as is and turned")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     classifier = TileClassifier(args.model)
@@ -136,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
                 "top1_any_turn_at_0": by_angle["0"]["top1_any_turn"],
                 "read_turned_at_0": by_angle["0"]["read_turned"]})
     result["by_angle"] = measure(LOW_CONFIDENCE, MARGIN)
+    if args.hands:
+        result["whole_hands"] = whole_hands(args.data, args.split, classifier)
     result["seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(result, indent=2))
     if args.json:

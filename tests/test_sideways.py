@@ -20,11 +20,12 @@ needs_model = pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="models/tile
 
 def test_only_upright_boxes_wider_than_their_neighbours_are_candidates() -> None:
     upright = [[x, 0, x + 30, 40] for x in range(0, 300, 30)]  # aspect 0.75, the photo's median
-    boxes = np.array([*upright, [300, 0, 337, 40], [340, 0, 372, 40], [380, 0, 440, 40]], np.float32)
-    # 37/40 = 0.925 (1.23 x the median): a candidate; 32/40 = 0.8 (1.07 x): one too, as it exceeds the median;
-    # 60/40: already wide, no look needed.
+    boxes = np.array([*upright, [300, 0, 337.5, 40], [340, 0, 379, 40], [380, 0, 412, 40], [420, 0, 480, 40]],
+                     np.float32)
+    # Against the median 0.75: 37.5/40 is 1.25 x and 39/40 is 1.3 x (candidates, the wider first); 32/40 is only
+    # 1.07 x (an upright tile's box a little loose); 60/40 already lies sideways and needs no look.
     chosen = sideways.candidates(boxes)
-    assert list(chosen) == [10, 11]  # most wider than the median first
+    assert list(chosen) == [11, 10]
     assert len(sideways.candidates(np.array(upright, np.float32))) == 0
 
 

@@ -82,3 +82,16 @@ def test_a_turn_must_beat_the_reading_as_is_by_the_margin_and_sure_crops_are_not
     kept, turns = choose_turns(as_is, turned, CLASSES, low_confidence=0.9, margin=0.1)
     assert turns == [90, 0]  # the first turn tried that beats 0.6 + 0.1; later turns only tie it
     assert kept[0, 1] == pytest.approx(0.8) and kept[1, 0] == pytest.approx(0.95)
+
+
+def test_the_pipeline_reads_crops_at_their_turn_and_the_proposal_carries_it() -> None:
+    from fanscan.vision.pipeline import Pipeline
+    from fanscan.vision.proposal import ProposedTile
+
+    pipeline = Pipeline(detector=object(), classifier=MarkerClassifier())  # only the reading step is used here
+    readings, turns = pipeline.read(np.stack([marked("tl"), marked("tr")]))
+    assert turns == [0, 270] and [r[0][0] for r in readings] == ["5p", "5p"]
+    tile = ProposedTile(1, [[0, 0], [8, 0], [8, 10], [0, 10]], [0, 0, 8, 10], "upright", 0.9, "5p", 0.97, turn=270)
+    assert tile.to_dict()["turn"] == 270
+    older = {key: value for key, value in tile.to_dict().items() if key != "turn"}  # a proposal saved before
+    assert ProposedTile.from_dict(older).turn == 0
