@@ -28,18 +28,14 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from fanscan.training.label_repair import fill_colour, repair  # noqa: E402
-from fanscan.vision import splits  # noqa: E402
-from fanscan.vision.classify import TileClassifier  # noqa: E402
-from fanscan.vision.crops import CropSpec, crop_box  # noqa: E402
-from fanscan.vision.dataset_classes import guess_table  # noqa: E402
-from fanscan.vision.turned_faces import LOW_CONFIDENCE, MARGIN, TURNS, choose_turns, turn_crop  # noqa: E402
-from fanscan.vision.yolo_data import find_data_yaml, iter_split, read_class_names  # noqa: E402
-
-from benchmarks.results_file import write_json  # noqa: E402
+from fanscan.training.label_repair import fill_colour, repair
+from fanscan.vision import splits
+from fanscan.vision.classify import TileClassifier
+from fanscan.vision.crops import CropSpec, crop_box
+from fanscan.vision.dataset_classes import guess_table
+from fanscan.vision.turned_faces import LOW_CONFIDENCE, MARGIN, TURNS, choose_turns, turn_crop
+from fanscan.vision.yolo_data import find_data_yaml, iter_split, read_class_names
+from results_file import write_json
 
 ANGLES = (0, 90, 180, 270)
 ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
@@ -71,9 +67,8 @@ def labelled_tiles(image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np
 def whole_hands(data: Path, split: str, classifier: TileClassifier) -> dict[str, dict]:
     """Whole hands exact (`benchmarks/eval_hands.py`) of the split's hand_* photos, with every crop read as is and
     with uncertain crops read turned too (the product's pipeline); the photos go through a folder of links."""
+    from eval_hands import evaluate
     from fanscan.vision.pipeline import Pipeline
-
-    from benchmarks.eval_hands import evaluate
 
     class AsIs(Pipeline):
         def read(self, crops: np.ndarray) -> tuple[list, list[int]]:

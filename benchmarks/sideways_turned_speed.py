@@ -23,18 +23,14 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from fanscan.vision.classify import TileClassifier  # noqa: E402
-from fanscan.vision.crops import crop_tiles  # noqa: E402
-from fanscan.vision.detect import TileDetector  # noqa: E402
-from fanscan.vision.load import load_image  # noqa: E402
-from fanscan.vision.sideways import candidates  # noqa: E402
-from fanscan.vision.turned_faces import LOW_CONFIDENCE, read_any_turn  # noqa: E402
-
-from benchmarks.results_file import write_json  # noqa: E402
-from benchmarks.vision_speed import pick_photo  # noqa: E402
+from fanscan.vision.classify import TileClassifier
+from fanscan.vision.crops import crop_tiles
+from fanscan.vision.detect import TileDetector
+from fanscan.vision.load import load_image
+from fanscan.vision.sideways import candidates
+from fanscan.vision.turned_faces import LOW_CONFIDENCE, read_any_turn
+from results_file import write_json
+from vision_speed import pick_photo
 
 
 def interleaved_ms(variants: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
