@@ -33,6 +33,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from fanscan.scoring.errors import FanscanError
+from fanscan.vision import sideways
 from fanscan.vision.letterbox import letterbox
 from fanscan.vision.onnx_model import json_floats, open_model
 
@@ -122,6 +123,8 @@ class TileDetector:
             sx, sy = (_check_box_scale(f"box_scale[{i}]", v) for i, v in enumerate(box_scale))
             self.info = replace(self.info, box_scale_x=sx, box_scale_y=sy)
         self.input_name = self.session.get_inputs()[0].name
+        # A local look at upright boxes that may lie sideways (`vision.sideways`); False: the net's boxes only.
+        self.sideways_check = True
 
     def run(self, image_bgr: np.ndarray, size: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
         """Letterboxed forward pass: (heatmap (H, W), distances (4, H, W) in input pixels, scale input/original)."""
@@ -132,7 +135,27 @@ class TileDetector:
     def detect(self, image_bgr: np.ndarray, score_threshold: float | None = None, refine: bool = True,
                partition: bool | None = None) -> list[DetectedTile]:
         boxes, scores, centres = self.proposals(image_bgr, score_threshold, refine)
-        return self.finish(boxes, scores, centres, image_bgr.shape[:2], partition)
+        tiles = self.finish(boxes, scores, centres, image_bgr.shape[:2], partition)
+        return self.recheck_sideways(image_bgr, tiles) if self.sideways_check else tiles
+
+    def recheck_sideways(self, image_bgr: np.ndarray, tiles: list[DetectedTile]) -> list[DetectedTile]:
+        """The tiles, with each upright box that a local look shows lying sideways replaced by its turned box
+        (`vision.sideways`: the candidates' patches in one mosaic, one forward pass)."""
+        boxes = np.array([t.box for t in tiles], np.float32).reshape(-1, 4)
+        chosen = sideways.candidates(boxes)
+        if len(chosen) == 0:
+            return tiles
+        mosaic, patches = sideways.build_mosaic(image_bgr, boxes[chosen])
+        heat, distances, scale = self.run(mosaic, max(mosaic.shape[:2]))
+        found, _, centres = decode(heat, distances, self.info.stride, sideways.LOCAL_THRESHOLD)
+        local = sideways.local_boxes(found / scale, centres / scale, patches)
+        local = calibrate_boxes(np.nan_to_num(local), self.info.box_scale_x, self.info.box_scale_y)
+        h, w = image_bgr.shape[:2]
+        local = np.clip(local, 0, np.array([w, h, w, h], np.float32))
+        tiles = list(tiles)
+        for k in np.flatnonzero(sideways.turned(local)):
+            tiles[chosen[k]] = make_tile(local[k], tiles[chosen[k]].score)
+        return tiles
 
     def proposals(self, image_bgr: np.ndarray, score_threshold: float | None = None, refine: bool = True
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

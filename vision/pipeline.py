@@ -92,7 +92,7 @@ class Pipeline:
         spec = getattr(self.classifier, "crop_spec", DEFAULT_SPEC)
         crops = crop_tiles(shrunk, [d.quad for d in detections], spec)
         lap("crop")
-        readings = self.classifier.classify(crops, self.top_k) if len(detections) else []
+        readings, turns = self.read(crops)
         detections = stretched_back(detections, fix)
         lap("classify")
         tiles = observed_tiles(detections, readings, scale)
@@ -102,7 +102,19 @@ class Pipeline:
         height, width = pixels.shape[:2]
         size = (round(width / scale), round(height / scale))
         timings["total"] = round((time.perf_counter() - started) * 1000, 2)
-        return build_proposal(tiles, grouping, name, size, boxes=boxes, timings_ms=timings)
+        return build_proposal(tiles, grouping, name, size, boxes=boxes, timings_ms=timings, turns=turns)
+
+    def read(self, crops: np.ndarray) -> tuple[list, list[int]]:
+        """Top-k readings of the crops and the turn (degrees clockwise) each was read at: uncertain crops are read
+        turned too (`vision.turned_faces`) when the classifier gives probabilities; a stand-in's readings as is."""
+        if len(crops) == 0:
+            return [], []
+        if not hasattr(self.classifier, "probabilities"):
+            return self.classifier.classify(crops, self.top_k), [0] * len(crops)
+        from fanscan.vision.turned_faces import read_any_turn  # loads the classifier's module (onnxruntime)
+
+        result = read_any_turn(self.classifier, crops, self.top_k)
+        return result.readings, result.turns
 
 
 # A cache, not state: the shipped models never change while the process runs, and loading them costs about as much

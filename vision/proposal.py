@@ -60,6 +60,7 @@ class ProposedTile:
     alternatives: list[tuple[str, float]] = field(default_factory=list)
     role: str = STANDING
     meld: int | None = None  # index into HandProposal.melds
+    turn: int = 0  # degrees clockwise the tile's crop was turned to read its face (vision.turned_faces)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -255,8 +256,10 @@ def build_proposal(
     boxes: Sequence[Sequence[float]] | None = None,
     timings_ms: dict[str, float] | None = None,
     low_confidence: float = LOW_CONFIDENCE,
+    turns: Sequence[int] | None = None,
 ) -> HandProposal:
-    """The proposal for the chosen reading of `grouping`; `boxes` default to the quads' bounding boxes."""
+    """The proposal for the chosen reading of `grouping`; `boxes` default to the quads' bounding boxes; `turns`,
+    the turn each tile's face was read at (degrees clockwise), default to 0."""
     best = grouping.best
     timings = dict(timings_ms or {})
     if best is None:
@@ -292,7 +295,7 @@ def build_proposal(
         number = number_of[index]
         proposed.append(ProposedTile(number, quad, [round(float(v), 2) for v in box], observed.orientation,
                                      round(float(observed.score), 4), reading, round(confidence, 4), others, role,
-                                     meld))
+                                     meld, int(turns[index]) if turns is not None else 0))
         top_tile, top_prob = max(observed.candidates, key=lambda c: c[1])
         if top_tile != reading:
             overrides.append(number)
