@@ -61,7 +61,12 @@ class Header:
 def load_image(path: str | Path, max_side: int = WORKING_MAX_SIDE) -> LoadedImage:
     """Decode a photo file (see the module doc for what is refused and why)."""
     path = Path(path)
-    where = str(path)
+    return decode_image(read_image_file(path), path, max_side)
+
+
+def read_image_file(path: Path, where: str | None = None) -> bytes:
+    """The bytes of a photo file, after the checks that need no decoding (exists, is a file, not empty, not huge)."""
+    where = where or str(path)
     if not path.exists():
         raise FanscanError(f"{where}: no such file")
     if not path.is_file():
@@ -72,7 +77,17 @@ def load_image(path: str | Path, max_side: int = WORKING_MAX_SIDE) -> LoadedImag
     if size > MAX_FILE_BYTES:
         raise FanscanError(f"{where}: the file is {size / 2**20:.0f} MB; photos over {MAX_FILE_BYTES // 2**20} MB "
                            "are refused")
-    data = path.read_bytes()
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise FanscanError(f"{where}: cannot read ({error.strerror})") from None
+
+
+def decode_image(data: bytes, path: Path, max_side: int = WORKING_MAX_SIDE) -> LoadedImage:
+    """A photo's bytes (as `read_image_file` returns them; `path` names it in errors) → `LoadedImage`."""
+    where = str(path)
+    if not data:
+        raise FanscanError(f"{where}: the file is empty")
     header = read_header(data, where)
     check_dimensions(header, where)
     check_complete(data, header, where)

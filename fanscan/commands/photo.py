@@ -15,12 +15,16 @@ import argparse
 import json
 import sys
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from fanscan.commands import score as score_command
 from fanscan.confirm import LOW_CONFIDENCE, Prompter, ask_context, confirm_hand, describe_proposal
 from fanscan.scoring import Hand, WinContext, parse_hand, score
 from fanscan.scoring.errors import FanscanError
 from fanscan.vision.proposal import EMPTY, HandProposal
+
+if TYPE_CHECKING:  # the loader imports OpenCV: only commands that read photos pay for it
+    from fanscan.vision.load import LoadedImage
 
 # How often an impossible context may be re-asked before giving up (a script feeding bad answers must end).
 MAX_CONTEXT_TRIES = 3
@@ -58,19 +62,20 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def read_photo(image: str, annotate: str | None = None) -> HandProposal:
-    """The proposal for a photo (and the annotated copy when asked); a photo without tiles is an error."""
+def read_photo(image: str | LoadedImage, annotate: str | None = None) -> HandProposal:
+    """The proposal for a photo file or an already decoded one (and the annotated copy when asked); a photo without
+    tiles is an error."""
     from fanscan.vision.load import load_image
     from fanscan.vision.pipeline import default_pipeline
 
-    loaded = load_image(image)
+    loaded = load_image(image) if isinstance(image, str) else image
     proposal = default_pipeline().propose(loaded)
     if annotate:
         from fanscan.vision.annotate import write_annotated
 
         write_annotated(annotate, loaded.image, proposal, loaded.scale)
     if proposal.status == EMPTY:
-        raise FanscanError(f"{image}: no tiles found in this photo")
+        raise FanscanError(f"{loaded.path}: no tiles found in this photo")
     return proposal
 
 
