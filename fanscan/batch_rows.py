@@ -50,9 +50,14 @@ def score_job(job: PhotoJob, settings: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
+def worker_sees(path: str) -> bool:
+    """Whether this worker's file system has the photo (a worker on another machine may not share the folder)."""
+    return os.path.exists(path)
+
+
 def score_job_on_worker(job: PhotoJob, settings: dict[str, Any]) -> dict[str, Any] | str:
     """`score_job` on a Dask worker; `NOT_VISIBLE` when the photo was sent by path and this worker cannot see it."""
-    if job.data is None and not os.path.exists(job.file.path):
+    if job.data is None and not worker_sees(job.file.path):
         return NOT_VISIBLE
     return score_job(job, settings)
 

@@ -8,6 +8,7 @@ complete hands, hand_007 shows 13 tiles (an error row).
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import subprocess
 import sys
@@ -16,9 +17,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from test_cli_photo import SAMPLES, labels_as_models, run_cli  # noqa: F401  (a fixture, used by all below)
+
 from fanscan.batch_lock import TableLock
 from fanscan.batch_table import COLUMNS
-from test_cli_photo import SAMPLES, labels_as_models, run_cli  # noqa: F401  (a fixture)
+
+pytestmark = pytest.mark.usefixtures("labels_as_models")
 
 OK_PHOTOS = ("hand_001.jpg", "hand_016.jpg")
 ERROR_PHOTO = "hand_007.jpg"
@@ -58,7 +62,7 @@ def one_line_error(err: str) -> str:
 # ---- a damaged table is repaired or its rows redone, never glued to -------------------------------------------------
 
 
-def test_jsonl_last_row_without_newline_is_kept_and_not_glued(labels_as_models, capsys, tmp_path):
+def test_jsonl_last_row_without_newline_is_kept_and_not_glued(capsys, tmp_path):
     folder = folder_of(tmp_path, OK_PHOTOS)
     table = tmp_path / "t.jsonl"
     assert batch(capsys, folder, table)[0] == 0
@@ -72,7 +76,7 @@ def test_jsonl_last_row_without_newline_is_kept_and_not_glued(labels_as_models, 
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
-def test_a_row_cut_mid_line_is_redone(labels_as_models, capsys, tmp_path, suffix):
+def test_a_row_cut_mid_line_is_redone(capsys, tmp_path, suffix):
     folder = folder_of(tmp_path)
     table = tmp_path / f"t{suffix}"
     assert batch(capsys, folder, table)[0] == 1
@@ -85,7 +89,7 @@ def test_a_row_cut_mid_line_is_redone(labels_as_models, capsys, tmp_path, suffix
     assert sorted(r["file"] for r in rows) == sorted((*OK_PHOTOS, ERROR_PHOTO))
 
 
-def test_csv_last_row_without_newline_is_redone_not_glued(labels_as_models, capsys, tmp_path):
+def test_csv_last_row_without_newline_is_redone_not_glued(capsys, tmp_path):
     folder = folder_of(tmp_path, OK_PHOTOS)
     table = tmp_path / "t.csv"
     assert batch(capsys, folder, table)[0] == 0
@@ -97,7 +101,7 @@ def test_csv_last_row_without_newline_is_redone_not_glued(labels_as_models, caps
     assert all(r["ok"] == "True" and r["total"].isdigit() for r in rows)
 
 
-def test_glued_and_repeated_lines_are_dropped_and_redone(labels_as_models, capsys, tmp_path):
+def test_glued_and_repeated_lines_are_dropped_and_redone(capsys, tmp_path):
     folder = folder_of(tmp_path)
     table = tmp_path / "t.jsonl"
     batch(capsys, folder, table)
@@ -114,16 +118,16 @@ def test_glued_and_repeated_lines_are_dropped_and_redone(labels_as_models, capsy
 
 
 @pytest.mark.parametrize("restart", [False, True])
-def test_a_foreign_csv_is_refused_and_left_as_it_was(labels_as_models, capsys, tmp_path, restart):
+def test_a_foreign_csv_is_refused_and_left_as_it_was(capsys, tmp_path, restart):
     folder = folder_of(tmp_path, OK_PHOTOS)
     table = tmp_path / "accounts.csv"
     table.write_text("name,amount\nalice,12\nbob", encoding="utf-8")
-    code, out, err = batch(capsys, folder, table, *(["--restart"] if restart else []))
+    code, _, err = batch(capsys, folder, table, *(["--restart"] if restart else []))
     assert code == 2 and "not a fanscan batch table" in one_line_error(err) and str(table) in err
     assert table.read_text(encoding="utf-8") == "name,amount\nalice,12\nbob"
 
 
-def test_a_foreign_json_lines_file_is_refused(labels_as_models, capsys, tmp_path):
+def test_a_foreign_json_lines_file_is_refused(capsys, tmp_path):
     folder = folder_of(tmp_path, OK_PHOTOS)
     table = tmp_path / "events.jsonl"
     table.write_text('{"event": "login"}', encoding="utf-8")  # one JSON line, no newline: not a cut row of ours
@@ -132,7 +136,7 @@ def test_a_foreign_json_lines_file_is_refused(labels_as_models, capsys, tmp_path
     assert table.read_text(encoding="utf-8") == '{"event": "login"}'
 
 
-def test_a_second_batch_on_the_same_table_refuses(labels_as_models, capsys, tmp_path):
+def test_a_second_batch_on_the_same_table_refuses(capsys, tmp_path):
     folder = folder_of(tmp_path, OK_PHOTOS)
     table = tmp_path / "t.csv"
     with TableLock(tmp_path / "t.csv.lock", table):  # the first batch, still running
@@ -143,7 +147,7 @@ def test_a_second_batch_on_the_same_table_refuses(labels_as_models, capsys, tmp_
     assert not (tmp_path / "t.csv.lock").exists()
 
 
-def test_a_lock_left_by_a_killed_batch_does_not_block(labels_as_models, capsys, tmp_path):
+def test_a_lock_left_by_a_killed_batch_does_not_block(capsys, tmp_path):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     folder = folder_of(tmp_path, OK_PHOTOS)
     table = tmp_path / "t.csv"
@@ -184,7 +188,7 @@ def make_other_files(folder: Path) -> dict[str, str]:
             "notes.txt": "not an image file", "empty.png": "the file is empty"}
 
 
-def test_every_file_gets_a_row_and_the_count_adds_up(labels_as_models, capsys, tmp_path):
+def test_every_file_gets_a_row_and_the_count_adds_up(capsys, tmp_path):
     folder = folder_of(tmp_path)
     expected_errors = make_other_files(folder)
     (folder / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1")
@@ -199,7 +203,7 @@ def test_every_file_gets_a_row_and_the_count_adds_up(labels_as_models, capsys, t
     assert f"{files} files: 2 scored, {files - 2} errors" in err and "1 hidden files passed over" in err
 
 
-def test_recursive_scores_the_sub_folders(labels_as_models, capsys, tmp_path):
+def test_recursive_scores_the_sub_folders(capsys, tmp_path):
     folder = folder_of(tmp_path, OK_PHOTOS[:1])
     (folder / "day2").mkdir()
     (folder / "day2" / "hand_016.jpg").write_bytes((SAMPLES / "images" / "hand_016.jpg").read_bytes())
@@ -213,21 +217,19 @@ def test_recursive_scores_the_sub_folders(labels_as_models, capsys, tmp_path):
 # ---- settings ------------------------------------------------------------------------------------------------------
 
 
-def test_the_table_records_its_settings(labels_as_models, capsys, tmp_path):
+def test_the_table_records_its_settings(capsys, tmp_path):
     folder = folder_of(tmp_path, OK_PHOTOS[:1])
     table = tmp_path / "t.csv"
     batch(capsys, folder, table, "--rules", "hk", "--self-drawn")
     record = json.loads((tmp_path / "t.csv.meta.json").read_text(encoding="utf-8"))
     assert record["rules"] == "hk" and record["context"]["self_drawn"] is True and record["profile"] is None
     models = Path(__file__).resolve().parent.parent / "models"
-    import hashlib
-
     detector = hashlib.sha256((models / "tile_detector.onnx").read_bytes()).hexdigest()
     assert record["models"]["tile_detector.onnx"] == f"sha256:{detector[:16]}"
 
 
 @pytest.mark.parametrize("change", [["--rules", "hk"], ["--self-drawn"], ["--seat-wind", "S"]])
-def test_a_resume_with_other_settings_refuses_unless_restart(labels_as_models, capsys, tmp_path, change):
+def test_a_resume_with_other_settings_refuses_unless_restart(capsys, tmp_path, change):
     folder = folder_of(tmp_path)
     table = tmp_path / "t.jsonl"
     batch(capsys, folder, table)
@@ -240,7 +242,7 @@ def test_a_resume_with_other_settings_refuses_unless_restart(labels_as_models, c
     assert batch(capsys, folder, table, *change)[0] == 1  # the new settings are the table's now
 
 
-def test_other_model_versions_refuse_a_resume(labels_as_models, capsys, tmp_path, monkeypatch):
+def test_other_model_versions_refuse_a_resume(capsys, tmp_path, monkeypatch):
     folder = folder_of(tmp_path, OK_PHOTOS)
     table = tmp_path / "t.csv"
     batch(capsys, folder, table)
@@ -250,7 +252,7 @@ def test_other_model_versions_refuse_a_resume(labels_as_models, capsys, tmp_path
     assert code == 2 and "models.tile_detector.onnx" in one_line_error(err)
 
 
-def test_a_table_without_its_settings_record_is_not_resumed(labels_as_models, capsys, tmp_path):
+def test_a_table_without_its_settings_record_is_not_resumed(capsys, tmp_path):
     folder = folder_of(tmp_path, OK_PHOTOS)
     table = tmp_path / "t.csv"
     batch(capsys, folder, table)
@@ -262,7 +264,7 @@ def test_a_table_without_its_settings_record_is_not_resumed(labels_as_models, ca
 # ---- exit status ---------------------------------------------------------------------------------------------------
 
 
-def test_exit_status_counts_the_error_rows_of_the_table_also_after_a_resume(labels_as_models, capsys, tmp_path):
+def test_exit_status_counts_the_error_rows_of_the_table_also_after_a_resume(capsys, tmp_path):
     folder = folder_of(tmp_path)
     table = tmp_path / "t.csv"
     assert batch(capsys, folder, table)[0] == 1
