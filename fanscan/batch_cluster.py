@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from fanscan.batch_files import BatchFile
-from fanscan.batch_rows import NOT_VISIBLE, PhotoJob, error_row, score_job_on_worker
+from fanscan.batch_rows import NOT_VISIBLE, PhotoJob, error_row, score_jobs_on_worker
 from fanscan.scoring.errors import FanscanError
 
 PLUGIN_NAME = "fanscan-models"
@@ -51,16 +51,29 @@ class ModelLoader(distributed.WorkerPlugin if distributed else object):
     name = PLUGIN_NAME
 
     def setup(self, worker: Any = None) -> None:
-        import cv2
+        self.models = load_models_once()
 
-        from fanscan.batch_settings import model_versions
-        from fanscan.vision.classify import TileClassifier
-        from fanscan.vision.detect import TileDetector
-        from fanscan.vision.pipeline import Pipeline, set_default_pipeline
 
+_LOADED: dict[str, str] | None = None  # the model versions this worker process has loaded
+
+
+def load_models_once() -> dict[str, str]:
+    """Load the pipeline with one thread per model in this worker process, unless a batch before did (each batch
+    registers the plugin again; a long-lived worker keeps its models while the files stay the same)."""
+    global _LOADED
+    import cv2
+
+    from fanscan.batch_settings import model_versions
+    from fanscan.vision.classify import TileClassifier
+    from fanscan.vision.detect import TileDetector
+    from fanscan.vision.pipeline import Pipeline, set_default_pipeline
+
+    versions = model_versions()
+    if versions != _LOADED:
         cv2.setNumThreads(1)
         set_default_pipeline(Pipeline(TileDetector(threads=1), TileClassifier(threads=1)))
-        self.models = model_versions()
+        _LOADED = versions
+    return versions
 
 
 def worker_model_versions(dask_worker: Any = None) -> dict[str, str]:
@@ -92,7 +105,7 @@ def _client(stack: ExitStack, scheduler: str | None, workers: int | None):
 
 
 def cluster_rows(files: Iterable[BatchFile], settings: dict[str, Any], *, scheduler: str | None = None,
-                 workers: int | None = None, send_bytes: bool = False,
+                 workers: int | None = None, send_bytes: bool = False, chunk: int = 1,
                  note: Callable[[str], None] = print) -> Iterator[dict[str, Any]]:
     """The rows of `files`, scored on a Dask cluster, in the order they finish."""
     _distributed()
@@ -119,62 +132,64 @@ def cluster_rows(files: Iterable[BatchFile], settings: dict[str, Any], *, schedu
         dashboard = "dashboard" in info.get("services", {}) and (scheduler or importlib.util.find_spec("bokeh"))
         note(f"Dask: {client.scheduler.address}, {len(info['workers'])} workers, {threads} threads"
              + (f"; dashboard {client.dashboard_link}" if dashboard else "; no dashboard (pip install bokeh)"))
-        yield from _stream(client, files, settings, send_bytes, in_flight=max(32, 4 * threads),
-                           note=note)
+        yield from _stream(client, files, settings, send_bytes, in_flight=max(32, 4 * threads), note=note,
+                           chunk=chunk)
 
 
-def _stream(client, files: Iterable[BatchFile], settings: dict[str, Any], send_bytes: bool,
-            in_flight: int, note: Callable[[str], None]) -> Iterator[dict[str, Any]]:
+def _stream(client, files: Iterable[BatchFile], settings: dict[str, Any], send_bytes: bool, in_flight: int,
+            note: Callable[[str], None], chunk: int = 1) -> Iterator[dict[str, Any]]:
+    """Submit the photos `chunk` per task, at most `in_flight` tasks at a time; yield each row as its task ends."""
     from fanscan.vision.load import read_image_file
 
     run_id = uuid.uuid4().hex[:8]
     counter = itertools.count()
     waiting = iter(files)
-    submitted: dict[str, PhotoJob] = {}
+    submitted: dict[str, list[PhotoJob]] = {}
     completed = distributed.as_completed()
     told_about_bytes = False
 
-    def submit(job: PhotoJob, with_bytes: bool) -> dict[str, Any] | None:
-        """Hand a photo to the cluster; its error row when its bytes cannot even be read here."""
-        if with_bytes and job.data is None:
-            try:
-                job = replace(job, data=read_image_file(Path(job.file.path), job.file.where))
-            except FanscanError as error:
-                return error_row(job.file, str(error))
-        future = client.submit(score_job_on_worker, job, settings, key=f"fanscan-{run_id}-{next(counter)}",
-                               pure=False)
-        submitted[future.key] = job
-        completed.add(future)
-        return None
+    def submit(jobs: list[PhotoJob], with_bytes: bool) -> Iterator[dict[str, Any]]:
+        """Hand photos to the cluster as one task; the error row of each whose bytes cannot even be read here."""
+        if with_bytes:
+            loaded = []
+            for job in jobs:
+                try:
+                    loaded.append(replace(job, data=read_image_file(Path(job.file.path), job.file.where)))
+                except FanscanError as error:
+                    yield error_row(job.file, str(error))
+            jobs = loaded
+        if jobs:
+            future = client.submit(score_jobs_on_worker, jobs, settings, key=f"fanscan-{run_id}-{next(counter)}",
+                                   pure=False)
+            submitted[future.key] = jobs
+            completed.add(future)
 
     def refill() -> Iterator[dict[str, Any]]:
         while len(submitted) < in_flight:
-            file = next(waiting, None)
-            if file is None:
+            jobs = [PhotoJob(file) for file in itertools.islice(waiting, chunk)]
+            if not jobs:
                 return
-            row = submit(PhotoJob(file), send_bytes)
-            if row is not None:
-                yield row
+            yield from submit(jobs, send_bytes)
 
     yield from refill()
     while submitted:
         future = next(completed)
-        job = submitted.pop(future.key)
+        jobs = submitted.pop(future.key)
         if future.status == "cancelled":
             raise FanscanError("the Dask scheduler went away (rows written so far are kept; run again to resume)")
         if future.status == "error":
             error = future.exception()
             what = ("its worker died each time it was tried" if isinstance(error, distributed.KilledWorker)
                     else f"{type(error).__name__}: {error}")
-            yield error_row(job.file, f"{job.file.where}: not scored on the cluster ({what})")
-        elif (row := future.result()) != NOT_VISIBLE:
-            yield row
+            for job in jobs:
+                yield error_row(job.file, f"{job.file.where}: not scored on the cluster ({what})")
         else:
-            if not told_about_bytes:
-                note("some workers cannot see the photos' folder: sending those photos as bytes")
-                told_about_bytes = True
-            row = submit(job, with_bytes=True)
-            if row is not None:
-                yield row
+            unseen = [job for job, row in zip(jobs, future.result(), strict=True) if row == NOT_VISIBLE]
+            yield from (row for row in future.result() if row != NOT_VISIBLE)
+            if unseen:
+                if not told_about_bytes:
+                    note("some workers cannot see the photos' folder: sending those photos as bytes")
+                    told_about_bytes = True
+                yield from submit(unseen, with_bytes=True)
         future.release()
         yield from refill()

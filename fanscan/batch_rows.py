@@ -55,11 +55,11 @@ def worker_sees(path: str) -> bool:
     return os.path.exists(path)
 
 
-def score_job_on_worker(job: PhotoJob, settings: dict[str, Any]) -> dict[str, Any] | str:
-    """`score_job` on a Dask worker; `NOT_VISIBLE` when the photo was sent by path and this worker cannot see it."""
-    if job.data is None and not worker_sees(job.file.path):
-        return NOT_VISIBLE
-    return score_job(job, settings)
+def score_jobs_on_worker(jobs: list[PhotoJob], settings: dict[str, Any]) -> list[dict[str, Any] | str]:
+    """`score_job` for each photo, on a Dask worker; `NOT_VISIBLE` for a photo sent by path that this worker
+    cannot see."""
+    return [NOT_VISIBLE if job.data is None and not worker_sees(job.file.path) else score_job(job, settings)
+            for job in jobs]
 
 
 def error_row(file: BatchFile, error: str) -> dict[str, Any]:

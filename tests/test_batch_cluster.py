@@ -45,7 +45,7 @@ def test_two_worker_processes_give_the_in_process_rows(capsys, tmp_path):
     here, there = tmp_path / "here.jsonl", tmp_path / "there.jsonl"
     code_here, _, _ = run_cli(["batch", str(folder), "--out", str(here), "--self-drawn"], capsys)
     code_there, _, err = run_cli(["batch", str(folder), "--out", str(there), "--self-drawn", "--workers", "2",
-                                  "--send-bytes"], capsys)
+                                  "--send-bytes", "--chunk", "3"], capsys)
     assert "2 workers, 2 threads" in err
     expected, got = rows_by_file(here), rows_by_file(there)
     assert set(got) == set(expected) == {p.name for p in folder.iterdir()}
@@ -88,7 +88,7 @@ def test_a_worker_that_cannot_see_the_folder_gets_the_bytes(tmp_path, monkeypatc
     from fanscan.batch_rows import PhotoJob, score_job
     from fanscan.batch_settings import batch_settings
 
-    folder = photos(tmp_path / "photos", ("hand_001.jpg", "hand_007.jpg"))
+    folder = photos(tmp_path / "photos", ("hand_001.jpg", "hand_007.jpg", "hand_016.jpg"))
     files = list_files(folder).files
     settings = batch_settings(__import__("argparse").Namespace(rules="mcr", self_drawn=True))
     expected = {f.key: score_job(PhotoJob(f), settings) for f in files}
@@ -96,7 +96,8 @@ def test_a_worker_that_cannot_see_the_folder_gets_the_bytes(tmp_path, monkeypatc
     notes: list[str] = []
     with distributed.Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
         client.register_plugin(ModelLoader(), name=PLUGIN_NAME)
-        got = {row["file"]: row for row in _stream(client, files, settings, False, in_flight=4, note=notes.append)}
+        got = {row["file"]: row for row in _stream(client, files, settings, False, in_flight=4, note=notes.append,
+                                                                   chunk=2)}
     assert any("sending those photos as bytes" in note for note in notes)
     for key, row in expected.items():
         assert {k: got[key].get(k) for k in COMPARED} == {k: row.get(k) for k in COMPARED}

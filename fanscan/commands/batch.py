@@ -51,6 +51,9 @@ def add_parser(subparsers) -> None:
     cluster.add_argument("--send-bytes", action="store_true",
                          help="send every photo's bytes to the workers (default: its path, and its bytes only to "
                               "a worker that cannot see the path)")
+    cluster.add_argument("--chunk", type=int, default=1, metavar="K",
+                         help="photos per Dask task (default 1; more for hundreds of workers: fewer tasks for the "
+                              "scheduler, more photos redone when a worker dies)")
     parser.add_argument("--json-progress", action="store_true",
                         help="progress on stderr as one JSON object per photo, and a summary object")
     parser.set_defaults(run=run)
@@ -82,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else None
     if args.workers is not None and args.workers < 1:
         raise FanscanError(f"--workers {args.workers}: give at least 1")
+    if args.chunk < 1:
+        raise FanscanError(f"--chunk {args.chunk}: give at least 1")
     settings = batch_settings(args)
     progress = Progress(0, args.json_progress)
     with ExitStack() as stack:
@@ -104,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
             from fanscan.batch_cluster import cluster_rows
 
             rows = cluster_rows(todo, settings, scheduler=args.scheduler, workers=args.workers,
-                                send_bytes=args.send_bytes, note=progress.note)
+                                send_bytes=args.send_bytes, chunk=args.chunk, note=progress.note)
         else:
             rows = in_process_rows(todo, settings)
         writer = stack.enter_context(TableWriter(out, set(contents.ok_by_file)))
