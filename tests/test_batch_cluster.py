@@ -101,3 +101,24 @@ def test_a_worker_that_cannot_see_the_folder_gets_the_bytes(tmp_path, monkeypatc
     assert any("sending those photos as bytes" in note for note in notes)
     for key, row in expected.items():
         assert {k: got[key].get(k) for k in COMPARED} == {k: row.get(k) for k in COMPARED}
+
+
+def test_a_worker_killed_midway_has_its_photos_redone_once(tmp_path):
+    folder = photos(tmp_path / "photos", sorted(p.name for p in (SAMPLES / "images").glob("*.jpg")))
+    table = tmp_path / "scores.jsonl"
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        victim = sorted(client.run(os.getpid).items())[0][1]
+        batch = subprocess.Popen([sys.executable, "-m", "fanscan.cli", "batch", str(folder), "--out", str(table),
+                                  "--scheduler", cluster.scheduler_address, "--json-progress"],
+                                 stderr=subprocess.PIPE, text=True)
+        for line in batch.stderr:
+            if '"event": "row"' in line and json.loads(line)["done"] == 3:
+                os.kill(victim, signal.SIGKILL)  # its nanny starts a new worker; Dask reschedules its photos
+                break
+        rest = batch.stderr.read()
+        assert batch.wait(timeout=120) == 1, rest[-2000:]
+        assert victim not in client.run(os.getpid).values()  # the worker was really killed and replaced
+    rows = [json.loads(line) for line in table.read_text(encoding="utf-8").splitlines()]
+    assert collections.Counter(r["file"] for r in rows) == collections.Counter(p.name for p in folder.iterdir())
+    assert not any("not scored on the cluster" in (r.get("error") or "") for r in rows)
