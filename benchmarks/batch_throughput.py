@@ -99,6 +99,23 @@ def start_cluster(stack: ExitStack, workers: int) -> str:
     return address
 
 
+def empty_task(n: int) -> int:
+    return n
+
+
+def scheduler_tasks_per_s(address: str, tasks: int = 2000) -> float:
+    """How many empty tasks per second the scheduler and a client (the batch's loop: submit, as_completed) get
+    through: the ceiling of one-photo tasks, whatever the number of workers."""
+    from distributed import Client, as_completed
+
+    with Client(address) as client:
+        client.submit(empty_task, -1, pure=False).result()
+        started = time.perf_counter()
+        for future in as_completed(client.map(empty_task, range(tasks), pure=False)):
+            future.release()
+        return round(tasks / (time.perf_counter() - started), 1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--folder", type=Path, default=SAMPLES, help="photos to copy into the batch folder")
@@ -113,6 +130,7 @@ def main() -> None:
         address = start_cluster(stack, 2)
         kinds = {"in_process": [], "workers_2": ["--workers", "2"], "scheduler_2_workers": ["--scheduler", address]}
         runs: dict[str, list[dict]] = {kind: [] for kind in kinds}
+        empty_tasks_per_s = scheduler_tasks_per_s(address)
         for repeat in range(args.repeats):
             for kind, extra in kinds.items():
                 table = Path(temporary) / f"{kind}_{repeat}.jsonl"
@@ -129,6 +147,7 @@ def main() -> None:
         "threads": {"in_process": "detector min(2, cores) onnxruntime threads, classifier 1",
                     "dask_worker": "1 process, 1 thread, 1 onnxruntime thread per model, cv2 1 thread"},
         "load_average_after": load_average(),
+        "scheduler_empty_tasks_per_s": empty_tasks_per_s,
         **summary,
         "ratio_to_in_process": {kind: round(summary[kind]["median_photos_per_s"] / base, 2) for kind in kinds},
         "steady_ratio_to_in_process": {kind: round(summary[kind]["median_steady_photos_per_s"] / base_steady, 2)

@@ -181,10 +181,12 @@ def make_other_files(folder: Path) -> dict[str, str]:
     cv2.imwrite(str(folder / "scan.tiff"), image)
     (folder / "anim.gif").write_bytes(b"GIF89a\x40\x00\x40\x00\x00\x00\x00;")
     (folder / "iphone.jpg").write_bytes(b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(64))  # HEIC
+    (folder / "burst.heic").write_bytes(b"\x00\x00\x00\x18ftypheix\x00\x00\x00\x00mif1heix" + bytes(64))
     (folder / "notes.txt").write_text("scores of last week\n")
     (folder / "empty.png").write_bytes(b"")
     unsupported = "this image format is not supported"
     return {"scan.bmp": unsupported, "scan.tiff": unsupported, "anim.gif": unsupported, "iphone.jpg": unsupported,
+            "burst.heic": unsupported,
             "notes.txt": "not an image file", "empty.png": "the file is empty"}
 
 

@@ -33,6 +33,10 @@ MIN_SIDE = 16  # below this no tile can be made out (a 1 x 1 PNG is a mistake, n
 WORKING_MAX_SIDE = 2048  # ample for the detector (384 px) and for crops of tiles taking 1/40 of the photo
 
 
+# HEIC / HEIF / AVIF (a phone's photo): an ISO box `ftyp` and its brand.
+HEIF_BRANDS = tuple(b"ftyp" + brand for brand in (b"heic", b"heix", b"hevc", b"hevx", b"mif1", b"msf1", b"avif"))
+
+
 @dataclass(frozen=True)
 class LoadedImage:
     """A decoded photo. `image` is BGR uint8 at working size; `original_size` is (width, height) of the file
@@ -143,7 +147,7 @@ def read_header(data: bytes, where: str) -> Header:
         return _png_header(data, where)
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return _webp_header(data, where)
-    if data[:2] == b"BM" or data[:4] in (b"GIF8", b"II*\x00", b"MM\x00*") or data[4:12] in (b"ftypheic", b"ftypmif1"):
+    if data[:2] == b"BM" or data[:4] in (b"GIF8", b"II*\x00", b"MM\x00*") or data[4:12] in HEIF_BRANDS:
         raise FanscanError(f"{where}: this image format is not supported; use JPEG, PNG or WebP")
     raise FanscanError(f"{where}: not an image file (expected JPEG, PNG or WebP)")
 
