@@ -3,8 +3,8 @@ cluster, rows streamed back to the batch process as they finish.
 
 - `--workers N` starts a local cluster of N worker processes of one thread each; `--scheduler tcp://HOST:8786`
   joins a running one (started with `dask scheduler` and `dask worker --nthreads 1`).
-- `ModelLoader`, a worker plugin, loads the models once per worker process, with one onnxruntime thread per model
-  and one OpenCV thread, so that N processes on N cores do not fight over them.
+- `batch_worker.ModelLoader`, a worker plugin, loads the models once per worker process, with one onnxruntime
+  thread per model and one OpenCV thread, so that N processes on N cores do not fight over them.
 - Photos go by path (the workers share the file system); a worker that cannot see a path answers `NOT_VISIBLE` and
   that photo is sent again as bytes, read here. `send_bytes` sends every photo as bytes from the start.
 - At most `in_flight` photos are submitted at a time, so that a million photos do not make a million futures.
@@ -17,7 +17,8 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import logging
-import sys
+import multiprocessing
+import multiprocessing.forkserver
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
@@ -29,75 +30,44 @@ from fanscan.batch_files import BatchFile
 from fanscan.batch_rows import NOT_VISIBLE, PhotoJob, error_row, score_jobs_on_worker
 from fanscan.scoring.errors import FanscanError
 
-PLUGIN_NAME = "fanscan-models"
 CONNECT_TIMEOUT_S = 20
-
-
-try:  # this module is imported only for --scheduler / --workers; without the extra, `_distributed` says what to do
-    import distributed
-except ImportError:
-    distributed = None
+# What the fork server of a local cluster's workers imports once, so that each worker forked from it starts warm.
+WORKER_PRELOAD = ["distributed", "numpy", "cv2", "onnxruntime", "fanscan.vision.pipeline", "fanscan.vision.classify",
+                  "fanscan.batch_rows", "fanscan.batch_worker"]
 
 
 def _distributed():
-    if distributed is None:
-        raise FanscanError("--scheduler and --workers need Dask: pip install 'fanscan[cluster]'")
+    try:
+        import distributed
+    except ImportError:
+        raise FanscanError("--scheduler and --workers need Dask: pip install 'fanscan[cluster]'") from None
     return distributed
 
 
-class ModelLoader(distributed.WorkerPlugin if distributed else object):
-    """Worker plugin: the photo pipeline with one thread per model, loaded once when the worker starts."""
-
-    name = PLUGIN_NAME
-
-    def setup(self, worker: Any = None) -> None:
-        self.models = load_models_once()
-
-
-_LOADED: dict[str, str] | None = None  # the model versions this worker process has loaded
-
-
-def load_models_once() -> dict[str, str]:
-    """Load the pipeline with one thread per model in this worker process, unless a batch before did (each batch
-    registers the plugin again; a long-lived worker keeps its models while the files stay the same)."""
-    global _LOADED
-    import cv2
-
-    from fanscan.batch_settings import model_versions
-    from fanscan.vision.classify import TileClassifier
-    from fanscan.vision.detect import TileDetector
-    from fanscan.vision.pipeline import Pipeline, set_default_pipeline
-
-    versions = model_versions()
-    if versions != _LOADED:
-        cv2.setNumThreads(1)
-        set_default_pipeline(Pipeline(TileDetector(threads=1), TileClassifier(threads=1)))
-        _LOADED = versions
-    return versions
-
-
-def worker_model_versions(dask_worker: Any = None) -> dict[str, str]:
-    """The model versions a worker loaded (run on every worker to check them against the table's)."""
-    return dask_worker.plugins[PLUGIN_NAME].models
+def start_worker_fork_server() -> None:
+    """Start (in the background) the process that the local cluster's workers will be forked from, importing
+    `WORKER_PRELOAD` meanwhile. A spawned worker would import Dask, OpenCV and onnxruntime itself, seconds of start-up
+    that a batch of a few hundred photos notices; a plain fork of this process would inherit any OpenCV thread pool
+    it runs (a library caller's), which hangs the child. Call it early: its imports overlap this process's work."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return
+    multiprocessing.get_context("forkserver").set_forkserver_preload(WORKER_PRELOAD)
+    multiprocessing.forkserver.ensure_running()
 
 
 def _client(stack: ExitStack, scheduler: str | None, workers: int | None):
+    distributed = _distributed()
     if scheduler:
         try:
             return stack.enter_context(distributed.Client(scheduler, timeout=CONNECT_TIMEOUT_S))
         except (OSError, TimeoutError, ValueError) as error:
             raise FanscanError(f"{scheduler}: cannot reach a Dask scheduler ({type(error).__name__}: "
                                f"{str(error).splitlines()[0] if str(error) else ''})") from None
-    if sys.platform == "linux":
-        # Fork the worker processes from this one with the photo stack already imported: a spawned worker imports
-        # Dask, OpenCV and onnxruntime anew, seconds of start-up that a batch of a few hundred photos notices.
-        import cv2  # noqa: F401
+    if "forkserver" in multiprocessing.get_all_start_methods():
         import dask
-        import onnxruntime  # noqa: F401
 
-        import fanscan.vision.pipeline  # noqa: F401
-
-        dask.config.set({"distributed.worker.multiprocessing-method": "fork"})
+        start_worker_fork_server()  # a no-op when the batch command started it already
+        dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})
     cluster = stack.enter_context(distributed.LocalCluster(  # any free ports: several batches may run at once
         n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", scheduler_port=0,
         dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR))
@@ -109,6 +79,8 @@ def cluster_rows(files: Iterable[BatchFile], settings: dict[str, Any], *, schedu
                  note: Callable[[str], None] = print) -> Iterator[dict[str, Any]]:
     """The rows of `files`, scored on a Dask cluster, in the order they finish."""
     _distributed()
+    from fanscan.batch_worker import PLUGIN_NAME, ModelLoader, worker_model_versions
+
     with ExitStack() as stack:
         client = _client(stack, scheduler, workers)
         try:
@@ -141,6 +113,7 @@ def _stream(client, files: Iterable[BatchFile], settings: dict[str, Any], send_b
     """Submit the photos `chunk` per task, at most `in_flight` tasks at a time; yield each row as its task ends."""
     from fanscan.vision.load import read_image_file
 
+    distributed = _distributed()
     run_id = uuid.uuid4().hex[:8]
     counter = itertools.count()
     waiting = iter(files)

@@ -83,10 +83,11 @@ def test_a_cluster_batch_killed_midway_resumes_with_every_photo_once(tmp_path):
 
 def test_a_worker_that_cannot_see_the_folder_gets_the_bytes(tmp_path, monkeypatch):
     from fanscan import batch_rows
-    from fanscan.batch_cluster import PLUGIN_NAME, ModelLoader, _stream
+    from fanscan.batch_cluster import _stream
     from fanscan.batch_files import list_files
     from fanscan.batch_rows import PhotoJob, score_job
     from fanscan.batch_settings import batch_settings
+    from fanscan.batch_worker import PLUGIN_NAME, ModelLoader
 
     folder = photos(tmp_path / "photos", ("hand_001.jpg", "hand_007.jpg", "hand_016.jpg"))
     files = list_files(folder).files

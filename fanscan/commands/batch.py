@@ -87,6 +87,10 @@ def run(args: argparse.Namespace) -> int:
         raise FanscanError(f"--workers {args.workers}: give at least 1")
     if args.chunk < 1:
         raise FanscanError(f"--chunk {args.chunk}: give at least 1")
+    if args.workers:
+        from fanscan.batch_cluster import start_worker_fork_server
+
+        start_worker_fork_server()  # the workers' imports run while this process reads the table and the folder
     settings = batch_settings(args)
     progress = Progress(0, args.json_progress)
     with ExitStack() as stack:
