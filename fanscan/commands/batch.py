@@ -20,7 +20,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from fanscan.batch_files import BatchFile, list_files
+from fanscan.batch_files import BatchFile, FolderListing, list_files
 from fanscan.batch_lock import TableLock
 from fanscan.batch_progress import Progress
 from fanscan.batch_rows import PhotoJob, score_job
@@ -87,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
         raise FanscanError(f"--workers {args.workers}: give at least 1")
     if args.chunk < 1:
         raise FanscanError(f"--chunk {args.chunk}: give at least 1")
+    if (args.send_bytes or args.chunk != 1) and not (args.workers or args.scheduler):
+        raise FanscanError("--send-bytes and --chunk are for a Dask cluster: add --workers N or --scheduler ADDRESS")
     if args.workers:
         from fanscan.batch_cluster import start_worker_fork_server
 
@@ -124,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     return report(listing, contents, progress, out)
 
 
-def report(listing, contents: TableContents, progress: Progress, out: Path | None) -> int:
+def report(listing: FolderListing, contents: TableContents, progress: Progress, out: Path | None) -> int:
     """The closing count (every file listed is a row, scored or error) and the exit status."""
     listed = [f.key for f in listing.files]
     errors = sum(not contents.ok_by_file[key] for key in listed)
