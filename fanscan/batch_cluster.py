@@ -49,6 +49,7 @@ def start_worker_fork_server() -> None:
     `WORKER_PRELOAD` meanwhile. A spawned worker would import Dask, OpenCV and onnxruntime itself, seconds of start-up
     that a batch of a few hundred photos notices; a plain fork of this process would inherit any OpenCV thread pool
     it runs (a library caller's), which hangs the child. Call it early: its imports overlap this process's work."""
+    _distributed()  # without Dask, say so before starting anything
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return
     multiprocessing.get_context("forkserver").set_forkserver_preload(WORKER_PRELOAD)

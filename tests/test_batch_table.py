@@ -275,3 +275,10 @@ def test_exit_status_counts_the_error_rows_of_the_table_also_after_a_resume(caps
     clean = tmp_path / "clean.csv"
     assert batch(capsys, folder_of(tmp_path / "b", OK_PHOTOS), clean)[0] == 0
     assert batch(capsys, tmp_path / "b" / "photos", clean)[0] == 0
+
+
+@pytest.mark.parametrize("where", [["--workers", "2"], ["--scheduler", "tcp://127.0.0.1:8786"]])
+def test_without_dask_a_cluster_batch_says_which_extra_to_install(capsys, tmp_path, monkeypatch, where):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` fails as it does without the extra
+    code, _, err = batch(capsys, folder_of(tmp_path, OK_PHOTOS[:1]), tmp_path / "t.csv", *where)
+    assert code == 2 and "pip install 'fanscan[cluster]'" in one_line_error(err)
