@@ -39,6 +39,10 @@ MIN_SIDE = 16  # below this no tile can be made out (a 1 x 1 PNG is a mistake, n
 WORKING_MAX_SIDE = 2048  # ample for the detector (384 px) and for crops of tiles taking 1/40 of the photo
 
 
+# HEIC / HEIF / AVIF (a phone's photo): an ISO box `ftyp` and its brand.
+HEIF_BRANDS = tuple(b"ftyp" + brand for brand in (b"heic", b"heix", b"hevc", b"hevx", b"mif1", b"msf1", b"avif"))
+
+
 @dataclass(frozen=True)
 class LoadedImage:
     """A decoded photo. `image` is BGR uint8 at working size; `original_size` is (width, height) of the file
@@ -67,7 +71,12 @@ class Header:
 def load_image(path: str | Path, max_side: int = WORKING_MAX_SIDE) -> LoadedImage:
     """Decode a photo file (see the module doc for what is refused and why)."""
     path = Path(path)
-    where = str(path)
+    return decode_image(read_image_file(path), path, max_side)
+
+
+def read_image_file(path: Path, where: str | None = None) -> bytes:
+    """The bytes of a photo file, after the checks that need no decoding (exists, is a file, not empty, not huge)."""
+    where = where or str(path)
     if not path.exists():
         raise FanscanError(f"{where}: no such file")
     if not path.is_file():
@@ -78,7 +87,17 @@ def load_image(path: str | Path, max_side: int = WORKING_MAX_SIDE) -> LoadedImag
     if size > MAX_FILE_BYTES:
         raise FanscanError(f"{where}: the file is {size / 2**20:.0f} MB; photos over {MAX_FILE_BYTES // 2**20} MB "
                            "are refused")
-    data = path.read_bytes()
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise FanscanError(f"{where}: cannot read ({error.strerror})") from None
+
+
+def decode_image(data: bytes, path: Path, max_side: int = WORKING_MAX_SIDE) -> LoadedImage:
+    """A photo's bytes (as `read_image_file` returns them; `path` names it in errors) → `LoadedImage`."""
+    where = str(path)
+    if not data:
+        raise FanscanError(f"{where}: the file is empty")
     header = read_header(data, where)
     check_dimensions(header, where)
     check_complete(data, header, where)
@@ -134,7 +153,7 @@ def read_header(data: bytes, where: str) -> Header:
         return _png_header(data, where)
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return _webp_header(data, where)
-    if data[:2] == b"BM" or data[:4] in (b"GIF8", b"II*\x00", b"MM\x00*") or data[4:12] in (b"ftypheic", b"ftypmif1"):
+    if data[:2] == b"BM" or data[:4] in (b"GIF8", b"II*\x00", b"MM\x00*") or data[4:12] in HEIF_BRANDS:
         raise FanscanError(f"{where}: this image format is not supported; use JPEG, PNG or WebP")
     raise FanscanError(f"{where}: not an image file (expected JPEG, PNG or WebP)")
 

@@ -125,6 +125,13 @@ def default_pipeline(profile: str | Path | None = None) -> Pipeline:
     return Pipeline(profile=profile)
 
 
+def set_default_pipeline(pipeline: Pipeline) -> None:
+    """Make `pipeline` the one `default_pipeline` returns (a batch worker process builds its own, with one
+    onnxruntime thread per model, so that several processes share the cores without oversubscribing them)."""
+    global _DEFAULT
+    _DEFAULT = pipeline
+
+
 def propose(image: str | Path | np.ndarray | LoadedImage) -> HandProposal:
     """The proposal for one photo (a path, a `LoadedImage`, or a BGR uint8 array) with the shipped models."""
     return default_pipeline().propose(image)

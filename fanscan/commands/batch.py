@@ -1,154 +1,161 @@
-"""`fanscan batch DIR`: every photo in a folder → one table row each (hand, status, total, fans), no questions.
+"""`fanscan batch DIR`: every file in a folder → one table row each (hand, status, total, fans), no questions.
 
-    fanscan batch photos/ --out scores.csv          # or scores.jsonl; resumable: photos already there are skipped
+    fanscan batch photos/ --out scores.csv          # or scores.jsonl; resumable: files already there are skipped
     fanscan batch photos/ --self-drawn --seat S     # one win context for all (the photos cannot show it)
+    fanscan batch photos/ --out s.csv --workers 2   # on a local Dask cluster of 2 processes (the `cluster` extra)
+    fanscan batch photos/ --out s.csv --scheduler tcp://HOST:8786   # on a running Dask cluster
 
-A photo that cannot be read or does not show a complete hand is an error row; the rest go on. Rows are written
-(and flushed) as each photo is done, so an interrupted run loses nothing and the next run carries on.
-Exit status: 0 when every photo scored, 1 when some rows are errors.
+A file that is not a readable photo, or a photo that does not show a complete hand, is an error row; the rest go
+on. Rows are written (and flushed) as each photo is done, so an interrupted run loses nothing and the next run
+carries on; the table is checked and repaired before a resume, and refused if it is not a fanscan table, if another
+batch is writing it, or if it was made with other settings (unless --restart).
+Exit status: 0 when every row in the table scored, 1 when some rows are errors (also after a resume).
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
-import json
-import sys
-import time
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from fanscan.commands.photo import (
-    accepted_hand,
-    add_context_arguments,
-    add_profile_argument,
-    add_review_arguments,
-    context_from_args,
-    read_photo,
-)
-from fanscan.scoring import score
+from fanscan.batch_files import BatchFile, FolderListing, list_files
+from fanscan.batch_lock import TableLock
+from fanscan.batch_progress import Progress
+from fanscan.batch_rows import PhotoJob, score_job
+from fanscan.batch_settings import batch_settings, check_settings, normalised, record_settings
+from fanscan.batch_table import COLUMNS, TableContents, TableWriter, check_table_name, clear_table, read_table, sidecar
+from fanscan.commands.photo import add_context_arguments, add_profile_argument, add_review_arguments
 from fanscan.scoring.errors import FanscanError
 
-NEEDS_REVIEW = "needs_review"  # row status of a hand complete only by a rule override (see --accept-overrides)
-PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
-COLUMNS = ("file", "ok", "status", "hand", "total", "total_without_flowers", "meets_minimum", "fans", "tiles",
-           "warnings", "error", "ms")
+__all__ = ["COLUMNS", "add_parser", "run", "score_photo"]
 
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
-        "batch", help="score every photo in a folder into a table (CSV or JSON Lines)",
+        "batch", help="score every photo in a folder into a table (CSV or JSON Lines), here or on a Dask cluster",
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("folder", help="folder of photos (JPEG, PNG, WebP)")
+    parser.add_argument("folder", help="folder of photos (JPEG, PNG, WebP; any other file gets an error row)")
     parser.add_argument("--out", help="table to write: .csv or .jsonl (default: JSON Lines on stdout); "
-                                      "photos already in it are skipped")
+                                      "files already in it are skipped")
+    parser.add_argument("-r", "--recursive", action="store_true", help="also score the files in sub-folders")
+    parser.add_argument("--restart", action="store_true",
+                        help="empty the --out table first (to redo it, or to change its settings)")
     parser.add_argument("--rules", choices=("mcr", "hk"), default="mcr", help="rule set (default mcr)")
     add_profile_argument(parser)
     add_context_arguments(parser)
     add_review_arguments(parser)
+    cluster = parser.add_argument_group("Dask cluster (needs the `cluster` extra)")
+    where = cluster.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="tcp://HOST:8786", help="score on the workers of this Dask scheduler")
+    where.add_argument("--workers", type=int, metavar="N",
+                       help="score on a local Dask cluster of N processes (one thread each)")
+    cluster.add_argument("--send-bytes", action="store_true",
+                         help="send every photo's bytes to the workers (default: its path, and its bytes only to "
+                              "a worker that cannot see the path)")
+    cluster.add_argument("--chunk", type=int, default=1, metavar="K",
+                         help="photos per Dask task (default 1; more for hundreds of workers: fewer tasks for the "
+                              "scheduler, more photos redone when a worker dies)")
+    parser.add_argument("--json-progress", action="store_true",
+                        help="progress on stderr as one JSON object per photo, and a summary object")
     parser.set_defaults(run=run)
 
 
-def list_photos(folder: Path) -> list[Path]:
-    if not folder.is_dir():
-        raise FanscanError(f"{folder}: not a folder")
-    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in PHOTO_SUFFIXES)
+def open_table(out: Path, settings: dict[str, Any], restart: bool, progress: Progress) -> TableContents:
+    """The table's rows after repair; with `restart`, none. Refuses a resume under other settings."""
+    contents = read_table(out)  # a foreign file is refused here, before --restart could empty it
+    for repair in contents.repairs:
+        progress.note(repair)
+    record = sidecar(out, ".meta.json")
+    if restart:
+        clear_table(out)
+        contents = TableContents()
+    if contents.ok_by_file:
+        check_settings(record, out, settings)
+    else:
+        record_settings(record, normalised(settings))
+    return contents
+
+
+def in_process_rows(files: Iterable[BatchFile], settings: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    for file in files:
+        yield score_job(PhotoJob(file), settings)
 
 
 def score_photo(path: Path, args: argparse.Namespace) -> dict[str, Any]:
-    """One table row for one photo (an error row when it cannot be scored)."""
-    started = time.perf_counter()
-    row: dict[str, Any] = {"file": path.name, "ok": False}
-    try:
-        proposal = read_photo(str(path), profile=args.profile)
-        row.update(status=proposal.status, hand=proposal.hand.strip(), tiles=len(proposal.tiles),
-                   warnings="; ".join(proposal.warnings))
-        if proposal.needs_review and not args.accept_overrides:
-            row["status"] = NEEDS_REVIEW  # accepted_hand refuses it below: an error row that says why
-        result = score(accepted_hand(proposal, args), context_from_args(args, proposal.flowers), rules=args.rules,
-                       variant=args.variant)
-        row.update(ok=True, hand=result.hand, total=result.total, total_without_flowers=result.total_without_flowers,
-                   meets_minimum=result.meets_minimum,
-                   fans="; ".join(f"{f.name}{' x' + str(f.count) if f.count > 1 else ''} {f.points}"
-                                  for f in result.fans))
-    except FanscanError as error:
-        row["error"] = str(error)
-    row["ms"] = round((time.perf_counter() - started) * 1000, 1)
-    return row
-
-
-def done_files(out: Path) -> set[str]:
-    """Files already in an output table (to resume)."""
-    if not out.exists() or out.stat().st_size == 0:
-        return set()
-    with out.open(encoding="utf-8", newline="") as handle:
-        if out.suffix.lower() == ".csv":
-            return {row["file"] for row in csv.DictReader(handle) if row.get("file")}
-        done = set()
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                done.add(json.loads(line)["file"])
-            except (json.JSONDecodeError, KeyError, TypeError):
-                raise FanscanError(f"{out}:{number}: not a row of a batch table; use another --out") from None
-        return done
-
-
-class TableWriter:
-    """Appends rows to a CSV or JSON Lines file (or stdout), flushing each."""
-
-    def __init__(self, out: Path | None) -> None:
-        self.out = out
-        self.csv = out is not None and out.suffix.lower() == ".csv"
-        if out is not None and out.suffix.lower() not in (".csv", ".jsonl"):
-            raise FanscanError(f"{out}: the table must be .csv or .jsonl")
-        fresh = out is None or not out.exists() or out.stat().st_size == 0
-        try:
-            self.handle = sys.stdout if out is None else out.open("a", encoding="utf-8", newline="")
-        except OSError as error:
-            raise FanscanError(f"{out}: cannot write ({error.strerror})") from None
-        self.writer = csv.DictWriter(self.handle, COLUMNS) if self.csv else None
-        if self.writer is not None and fresh:
-            self.writer.writeheader()
-
-    def write(self, row: dict[str, Any]) -> None:
-        if self.writer is not None:
-            self.writer.writerow({k: row.get(k, "") for k in COLUMNS})
-        else:
-            self.handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-        self.handle.flush()
-
-    def close(self) -> None:
-        if self.handle is not sys.stdout:
-            self.handle.close()
+    """The row of one photo file under the settings of `args` (the parsed flags of `fanscan batch`): what the web
+    page's batch gets for each upload."""
+    file = BatchFile(key=path.name, where=str(path), path=str(path.resolve()))
+    return score_job(PhotoJob(file), batch_settings(args))
 
 
 def run(args: argparse.Namespace) -> int:
     folder = Path(args.folder)
-    photos = list_photos(folder)
     if args.profile:
         from fanscan.vision.pipeline import default_pipeline
 
         default_pipeline(args.profile)  # a bad profile is one error for the run, not one per photo
     out = Path(args.out) if args.out else None
-    done = done_files(out) if out else set()
-    todo = [p for p in photos if p.name not in done]
-    if done:
-        print(f"{len(photos) - len(todo)} of {len(photos)} photos already in {out}; doing the other {len(todo)}",
-              file=sys.stderr)
-    writer = TableWriter(out)
-    errors = 0
-    try:
-        for n, path in enumerate(todo, start=1):
-            row = score_photo(path, args)
-            writer.write(row)
-            errors += not row["ok"]
-            what = f"{row['total']} fan" if row["ok"] else f"error: {row['error']}"
-            print(f"[{n}/{len(todo)}] {path.name}: {what}", file=sys.stderr)
-    finally:
-        writer.close()
-    print(f"{len(todo)} photos: {len(todo) - errors} scored, {errors} errors" + (f"; table: {out}" if out else ""),
-          file=sys.stderr)
-    return 1 if errors else 0
+    if args.workers is not None and args.workers < 1:
+        raise FanscanError(f"--workers {args.workers}: give at least 1")
+    if args.chunk < 1:
+        raise FanscanError(f"--chunk {args.chunk}: give at least 1")
+    if (args.send_bytes or args.chunk != 1) and not (args.workers or args.scheduler):
+        raise FanscanError("--send-bytes and --chunk are for a Dask cluster: add --workers N or --scheduler ADDRESS")
+    if args.workers:
+        from fanscan.batch_cluster import start_worker_fork_server
+
+        start_worker_fork_server()  # the workers' imports run while this process reads the table and the folder
+    settings = batch_settings(args)
+    progress = Progress(0, args.json_progress)
+    with ExitStack() as stack:
+        contents = TableContents()
+        own_files: frozenset[Path] = frozenset()
+        if out is not None:
+            check_table_name(out)
+            if not out.parent.is_dir():
+                raise FanscanError(f"{out}: no folder {out.parent} to write the table in")
+            own_files = frozenset(sidecar(out, s).resolve() for s in ("", ".lock", ".meta.json", ".repair"))
+            stack.enter_context(TableLock(sidecar(out, ".lock"), out))
+            contents = open_table(out, settings, args.restart, progress)
+        listing = list_files(folder, args.recursive, own_files)
+        todo = [f for f in listing.files if f.key not in contents.ok_by_file]
+        progress.total = len(todo)
+        if len(todo) < len(listing.files):
+            progress.note(f"{len(listing.files) - len(todo)} of {len(listing.files)} files already in {out}; "
+                          f"doing the other {len(todo)}")
+        if args.scheduler or args.workers:
+            from fanscan.batch_cluster import cluster_rows
+
+            rows = cluster_rows(todo, settings, scheduler=args.scheduler, workers=args.workers,
+                                send_bytes=args.send_bytes, chunk=args.chunk, note=progress.note)
+        else:
+            rows = in_process_rows(todo, settings)
+        writer = stack.enter_context(TableWriter(out, set(contents.ok_by_file)))
+        for row in rows:
+            if writer.write(row):
+                contents.ok_by_file[row["file"]] = row["ok"]
+                progress.row(row)
+    return report(listing, contents, progress, out)
+
+
+def report(listing: FolderListing, contents: TableContents, progress: Progress, out: Path | None) -> int:
+    """The closing count (every file listed is a row, scored or error) and the exit status."""
+    listed = [f.key for f in listing.files]
+    errors = sum(not contents.ok_by_file[key] for key in listed)
+    parts = [f"{len(listed)} files: {len(listed) - errors} scored, {errors} errors ({progress.done} done now)"]
+    if listing.hidden:
+        parts.append(f"{listing.hidden} hidden files passed over")
+    if listing.folders_not_entered:
+        parts.append(f"{listing.folders_not_entered} sub-folders not entered (--recursive)")
+    others = len(contents.ok_by_file) - len(listed)
+    if out is not None and others:
+        parts.append(f"{others} more rows in the table for files not in the folder now")
+    if out is not None:
+        parts.append(f"table: {out}")
+    table_errors = contents.errors if out is not None else errors
+    progress.summary("; ".join(parts), {"files": len(listed), "scored": len(listed) - errors, "errors": errors,
+                                        "done_now": progress.done, "table_errors": table_errors})
+    return 1 if table_errors else 0

@@ -16,6 +16,7 @@ import json
 import sys
 import time
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from fanscan.commands import score as score_command
 from fanscan.confirm import LOW_CONFIDENCE, Prompter, ask_context, confirm_hand, describe_proposal
@@ -23,6 +24,9 @@ from fanscan.labels.save import save_confirmed_photo
 from fanscan.scoring import Hand, WinContext, parse_hand, score
 from fanscan.scoring.errors import FanscanError
 from fanscan.vision.proposal import EMPTY, HandProposal
+
+if TYPE_CHECKING:  # the loader imports OpenCV: only commands that read photos pay for it
+    from fanscan.vision.load import LoadedImage
 
 # How often an impossible context may be re-asked before giving up (a script feeding bad answers must end).
 MAX_CONTEXT_TRIES = 3
@@ -78,19 +82,21 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def read_photo(image: str, annotate: str | None = None, profile: str | None = None) -> HandProposal:
-    """The proposal for a photo (and the annotated copy when asked); a photo without tiles is an error.
+def read_photo(image: str | LoadedImage, annotate: str | None = None, profile: str | None = None) -> HandProposal:
+    """The proposal for a photo file or an already decoded one (and the annotated copy when asked); a photo without
+    tiles is an error.
 
     Its timings are the ones the user waits for: `load` is the decoding of the file (done here, before the
-    pipeline, which then finds the photo decoded), `models` the loading of the models (the first photo of a
-    process), and `total` everything from opening the file to the proposal."""
+    pipeline, which then finds the photo decoded; 0 for a photo decoded by the caller, who timed it), `models` the
+    loading of the models (the first photo of a process), and `total` everything from opening the file to the
+    proposal."""
     from fanscan.vision.load import load_image
     from fanscan.vision.pipeline import default_pipeline
 
     if annotate is not None and not annotate.strip():
         raise FanscanError("--annotate needs a file name (OUT.png, .jpg or .webp)")
     started = time.perf_counter()
-    loaded = load_image(image)
+    loaded = load_image(image) if isinstance(image, str) else image
     decoded = time.perf_counter()
     pipeline = default_pipeline(profile) if profile else default_pipeline()
     ready = time.perf_counter()
@@ -103,7 +109,7 @@ def read_photo(image: str, annotate: str | None = None, profile: str | None = No
 
         write_annotated(annotate, loaded.image, proposal, loaded.scale)
     if proposal.status == EMPTY:
-        raise FanscanError(f"{image}: no tiles found in this photo")
+        raise FanscanError(f"{loaded.path}: no tiles found in this photo")
     return proposal
 
 

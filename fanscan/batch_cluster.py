@@ -1,0 +1,169 @@
+"""The Dask distributed backend of `fanscan batch` (the `cluster` extra): photos scored on the workers of a Dask
+cluster, rows streamed back to the batch process as they finish.
+
+- `--workers N` starts a local cluster of N worker processes of one thread each; `--scheduler tcp://HOST:8786`
+  joins a running one (started with `dask scheduler` and `dask worker --nthreads 1`).
+- `batch_worker.ModelLoader`, a worker plugin, loads the models once per worker process, with one onnxruntime
+  thread per model and one OpenCV thread, so that N processes on N cores do not fight over them.
+- Photos go by path (the workers share the file system); a worker that cannot see a path answers `NOT_VISIBLE` and
+  that photo is sent again as bytes, read here. `send_bytes` sends every photo as bytes from the start.
+- At most `in_flight` photos are submitted at a time, so that a million photos do not make a million futures.
+- A worker that dies has its photos rescheduled by Dask (up to `distributed.scheduler.allowed-failures` deaths per
+  photo, then the photo is an error row). Rows are only written by the caller, one per photo.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import logging
+import multiprocessing
+import multiprocessing.forkserver
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from fanscan.batch_files import BatchFile
+from fanscan.batch_rows import NOT_VISIBLE, PhotoJob, error_row, score_jobs_on_worker
+from fanscan.scoring.errors import FanscanError
+
+CONNECT_TIMEOUT_S = 20
+# What the fork server of a local cluster's workers imports once, so that each worker forked from it starts warm.
+WORKER_PRELOAD = ["distributed", "numpy", "cv2", "onnxruntime", "fanscan.vision.pipeline", "fanscan.vision.classify",
+                  "fanscan.batch_rows", "fanscan.batch_worker"]
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise FanscanError("--scheduler and --workers need Dask: pip install 'fanscan[cluster]'") from None
+    return distributed
+
+
+def start_worker_fork_server() -> None:
+    """Start (in the background) the process that the local cluster's workers will be forked from, importing
+    `WORKER_PRELOAD` meanwhile. A spawned worker would import Dask, OpenCV and onnxruntime itself, seconds of start-up
+    that a batch of a few hundred photos notices; a plain fork of this process would inherit any OpenCV thread pool
+    it runs (a library caller's), which hangs the child. Call it early: its imports overlap this process's work."""
+    _distributed()  # without Dask, say so before starting anything
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return
+    multiprocessing.get_context("forkserver").set_forkserver_preload(WORKER_PRELOAD)
+    multiprocessing.forkserver.ensure_running()
+
+
+def _client(stack: ExitStack, scheduler: str | None, workers: int | None):
+    distributed = _distributed()
+    if scheduler:
+        try:
+            return stack.enter_context(distributed.Client(scheduler, timeout=CONNECT_TIMEOUT_S))
+        except (OSError, TimeoutError, ValueError) as error:
+            raise FanscanError(f"{scheduler}: cannot reach a Dask scheduler ({type(error).__name__}: "
+                               f"{str(error).splitlines()[0] if str(error) else ''})") from None
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        import dask
+
+        start_worker_fork_server()  # a no-op when the batch command started it already
+        dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})
+    cluster = stack.enter_context(distributed.LocalCluster(  # any free ports: several batches may run at once
+        n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", scheduler_port=0,
+        dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR))
+    return stack.enter_context(distributed.Client(cluster))
+
+
+def cluster_rows(files: Iterable[BatchFile], settings: dict[str, Any], *, scheduler: str | None = None,
+                 workers: int | None = None, send_bytes: bool = False, chunk: int = 1,
+                 note: Callable[[str], None] = print) -> Iterator[dict[str, Any]]:
+    """The rows of `files`, scored on a Dask cluster, in the order they finish."""
+    _distributed()
+    from fanscan.batch_worker import PLUGIN_NAME, ModelLoader, worker_model_versions
+
+    with ExitStack() as stack:
+        client = _client(stack, scheduler, workers)
+        try:
+            client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
+        except TimeoutError:
+            raise FanscanError(f"{client.scheduler.address}: no Dask worker joined within "
+                               f"{CONNECT_TIMEOUT_S} s") from None
+        try:
+            client.register_plugin(ModelLoader(), name=PLUGIN_NAME)
+        except Exception as error:  # a worker that cannot load the models: say which error, once
+            raise FanscanError(f"Dask workers cannot load the models ({type(error).__name__}: {error})") from None
+        mismatched = {address: versions for address, versions in client.run(worker_model_versions).items()
+                      if versions != settings["models"]}
+        if mismatched:
+            address, versions = next(iter(mismatched.items()))
+            raise FanscanError(f"Dask worker {address} has other models ({versions}) than this batch "
+                               f"({settings['models']}); install the same fanscan on every worker")
+        info = client.scheduler_info()
+        threads = sum(w["nthreads"] for w in info["workers"].values())
+        # The scheduler's web server runs without Bokeh too, but its dashboard pages need Bokeh (where it runs).
+        dashboard = "dashboard" in info.get("services", {}) and (scheduler or importlib.util.find_spec("bokeh"))
+        note(f"Dask: {client.scheduler.address}, {len(info['workers'])} workers, {threads} threads"
+             + (f"; dashboard {client.dashboard_link}" if dashboard else "; no dashboard (pip install bokeh)"))
+        yield from _stream(client, files, settings, send_bytes, in_flight=max(32, 4 * threads), note=note,
+                           chunk=chunk)
+
+
+def _stream(client, files: Iterable[BatchFile], settings: dict[str, Any], send_bytes: bool, in_flight: int,
+            note: Callable[[str], None], chunk: int = 1) -> Iterator[dict[str, Any]]:
+    """Submit the photos `chunk` per task, at most `in_flight` tasks at a time; yield each row as its task ends."""
+    from fanscan.vision.load import read_image_file
+
+    distributed = _distributed()
+    run_id = uuid.uuid4().hex[:8]
+    counter = itertools.count()
+    waiting = iter(files)
+    submitted: dict[str, list[PhotoJob]] = {}
+    completed = distributed.as_completed()
+    told_about_bytes = False
+
+    def submit(jobs: list[PhotoJob], with_bytes: bool) -> Iterator[dict[str, Any]]:
+        """Hand photos to the cluster as one task; the error row of each whose bytes cannot even be read here."""
+        if with_bytes:
+            loaded = []
+            for job in jobs:
+                try:
+                    loaded.append(replace(job, data=read_image_file(Path(job.file.path), job.file.where)))
+                except FanscanError as error:
+                    yield error_row(job.file, str(error))
+            jobs = loaded
+        if jobs:
+            future = client.submit(score_jobs_on_worker, jobs, settings, key=f"fanscan-{run_id}-{next(counter)}",
+                                   pure=False)
+            submitted[future.key] = jobs
+            completed.add(future)
+
+    def refill() -> Iterator[dict[str, Any]]:
+        while len(submitted) < in_flight:
+            jobs = [PhotoJob(file) for file in itertools.islice(waiting, chunk)]
+            if not jobs:
+                return
+            yield from submit(jobs, send_bytes)
+
+    yield from refill()
+    while submitted:
+        future = next(completed)
+        jobs = submitted.pop(future.key)
+        if future.status == "cancelled":
+            raise FanscanError("the Dask scheduler went away (rows written so far are kept; run again to resume)")
+        if future.status == "error":
+            error = future.exception()
+            what = ("its worker died each time it was tried" if isinstance(error, distributed.KilledWorker)
+                    else f"{type(error).__name__}: {error}")
+            for job in jobs:
+                yield error_row(job.file, f"{job.file.where}: not scored on the cluster ({what})")
+        else:
+            unseen = [job for job, row in zip(jobs, future.result(), strict=True) if row == NOT_VISIBLE]
+            yield from (row for row in future.result() if row != NOT_VISIBLE)
+            if unseen:
+                if not told_about_bytes:
+                    note("some workers cannot see the photos' folder: sending those photos as bytes")
+                    told_about_bytes = True
+                yield from submit(unseen, with_bytes=True)
+        future.release()
+        yield from refill()

@@ -1,0 +1,125 @@
+"""`fanscan batch` on Dask (the `cluster` extra): a local cluster of two worker processes gives the same rows as the
+in-process batch; a cluster batch killed with SIGKILL midway and run again ends with every photo exactly once; a
+worker that cannot see the photos' folder gets their bytes. With the shipped models (skipped without them or Dask).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from test_cli_photo import MODELS, SAMPLES, run_cli
+
+distributed = pytest.importorskip("distributed")
+pytestmark = pytest.mark.skipif(not all(p.exists() for p in MODELS), reason="the shipped models are not built yet")
+
+COMPARED = ("ok", "status", "hand", "total", "error")
+
+
+def photos(folder: Path, names, copies: int = 1) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for copy in range(copies):
+        for name in names:
+            (folder / f"{copy}_{name}").write_bytes((SAMPLES / "images" / name).read_bytes())
+    return folder
+
+
+def rows_by_file(table: Path) -> dict[str, dict]:
+    rows = [json.loads(line) for line in table.read_text(encoding="utf-8").splitlines()]
+    by_file = {row["file"]: row for row in rows}
+    assert len(by_file) == len(rows), "a file with two rows"
+    return by_file
+
+
+def test_two_worker_processes_give_the_in_process_rows(capsys, tmp_path):
+    folder = photos(tmp_path / "photos", ("hand_001.jpg", "hand_007.jpg", "hand_016.jpg", "hand_020.jpg"))
+    (folder / "notes.txt").write_text("not a photo")
+    here, there = tmp_path / "here.jsonl", tmp_path / "there.jsonl"
+    code_here, _, _ = run_cli(["batch", str(folder), "--out", str(here), "--self-drawn"], capsys)
+    code_there, _, err = run_cli(["batch", str(folder), "--out", str(there), "--self-drawn", "--workers", "2",
+                                  "--send-bytes", "--chunk", "3"], capsys)
+    assert "2 workers, 2 threads" in err
+    expected, got = rows_by_file(here), rows_by_file(there)
+    assert set(got) == set(expected) == {p.name for p in folder.iterdir()}
+    assert sum(r["ok"] for r in expected.values()) >= 2  # the comparison covers scored hands, not only errors
+    for name, row in expected.items():
+        assert {k: got[name].get(k) for k in COMPARED} == {k: row.get(k) for k in COMPARED}, name
+    assert code_there == code_here == 1
+
+
+def test_a_cluster_batch_killed_midway_resumes_with_every_photo_once(tmp_path):
+    folder = photos(tmp_path / "photos", sorted(p.name for p in (SAMPLES / "images").glob("*.jpg")))
+    table = tmp_path / "scores.jsonl"
+    command = [sys.executable, "-m", "fanscan.cli", "batch", str(folder), "--out", str(table), "--workers", "2"]
+    batch = subprocess.Popen(command, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and batch.poll() is None:
+            if table.exists() and table.read_bytes().count(b"\n") >= 3:
+                break
+            time.sleep(0.02)
+        batch.send_signal(signal.SIGKILL)  # the batch process only: its scheduler with it, its workers orphaned
+        batch.wait(timeout=30)
+    finally:
+        time.sleep(0.5)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(batch.pid, signal.SIGKILL)  # the orphaned workers of the killed batch, if any are left
+    rows_at_kill = table.read_bytes().count(b"\n")
+    assert 3 <= rows_at_kill < 20, "not killed midway"
+    again = subprocess.run(command, capture_output=True, text=True, timeout=180)
+    assert again.returncode == 1, again.stderr[-2000:]  # hand_020 and the 13-tile photos are error rows
+    files = [json.loads(line)["file"] for line in table.read_text(encoding="utf-8").splitlines()]
+    assert collections.Counter(files) == collections.Counter(p.name for p in folder.iterdir())
+    assert f"{rows_at_kill} of 20 files already in" in again.stderr
+
+
+def test_a_worker_that_cannot_see_the_folder_gets_the_bytes(tmp_path, monkeypatch):
+    from fanscan import batch_rows
+    from fanscan.batch_cluster import _stream
+    from fanscan.batch_files import list_files
+    from fanscan.batch_rows import PhotoJob, score_job
+    from fanscan.batch_settings import batch_settings
+    from fanscan.batch_worker import PLUGIN_NAME, ModelLoader
+
+    folder = photos(tmp_path / "photos", ("hand_001.jpg", "hand_007.jpg", "hand_016.jpg"))
+    files = list_files(folder).files
+    settings = batch_settings(__import__("argparse").Namespace(rules="mcr", self_drawn=True))
+    expected = {f.key: score_job(PhotoJob(f), settings) for f in files}
+    monkeypatch.setattr(batch_rows, "worker_sees", lambda path: False)  # the worker threads run in this process
+    notes: list[str] = []
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
+        client.register_plugin(ModelLoader(), name=PLUGIN_NAME)
+        got = {row["file"]: row for row in _stream(client, files, settings, False, in_flight=4, note=notes.append,
+                                                                   chunk=2)}
+    assert any("sending those photos as bytes" in note for note in notes)
+    for key, row in expected.items():
+        assert {k: got[key].get(k) for k in COMPARED} == {k: row.get(k) for k in COMPARED}
+
+
+def test_a_worker_killed_midway_has_its_photos_redone_once(tmp_path):
+    folder = photos(tmp_path / "photos", sorted(p.name for p in (SAMPLES / "images").glob("*.jpg")))
+    table = tmp_path / "scores.jsonl"
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        victim = sorted(client.run(os.getpid).items())[0][1]
+        batch = subprocess.Popen([sys.executable, "-m", "fanscan.cli", "batch", str(folder), "--out", str(table),
+                                  "--scheduler", cluster.scheduler_address, "--json-progress"],
+                                 stderr=subprocess.PIPE, text=True)
+        for line in batch.stderr:
+            if '"event": "row"' in line and json.loads(line)["done"] == 3:
+                os.kill(victim, signal.SIGKILL)  # its nanny starts a new worker; Dask reschedules its photos
+                break
+        rest = batch.stderr.read()
+        assert batch.wait(timeout=120) == 1, rest[-2000:]
+        assert victim not in client.run(os.getpid).values()  # the worker was really killed and replaced
+    rows = [json.loads(line) for line in table.read_text(encoding="utf-8").splitlines()]
+    assert collections.Counter(r["file"] for r in rows) == collections.Counter(p.name for p in folder.iterdir())
+    assert not any("not scored on the cluster" in (r.get("error") or "") for r in rows)
