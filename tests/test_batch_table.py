@@ -282,3 +282,21 @@ def test_without_dask_a_cluster_batch_says_which_extra_to_install(capsys, tmp_pa
     monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` fails as it does without the extra
     code, _, err = batch(capsys, folder_of(tmp_path, OK_PHOTOS[:1]), tmp_path / "t.csv", *where)
     assert code == 2 and "pip install 'fanscan[cluster]'" in one_line_error(err)
+
+
+def test_a_profile_rebuilt_under_the_same_name_counts_as_other_settings(tmp_path):
+    """The record holds the profile's content hash, not only its path: a resume after `fanscan calibrate` rewrote
+    the same file must be refused."""
+    import argparse
+
+    from fanscan.batch_settings import batch_settings, normalised, settings_differences
+
+    profile = tmp_path / "set.npz"
+    profile.write_bytes(b"first build")
+    args = argparse.Namespace(rules="mcr", profile=str(profile), accept_overrides=False)
+    first = normalised(batch_settings(args))
+    assert first["profile_version"] == "sha256:" + hashlib.sha256(b"first build").hexdigest()[:16]
+    assert settings_differences(first, normalised(batch_settings(args))) == []
+    profile.write_bytes(b"second build")
+    differences = settings_differences(first, normalised(batch_settings(args)))
+    assert len(differences) == 1 and differences[0].startswith("profile_version:")
