@@ -331,6 +331,9 @@ def build_proposal(
                         "apart from the hand (discards), not counted; 'fix N hand' takes one back")
         if grouping.hand_ambiguous:
             warnings.append("which tiles are the hand is unclear: check the tiles set aside as table tiles")
+    elif grouping.hand_ambiguous:
+        warnings.append("which tiles are the hand is unclear: some may lie on the table apart from it (discards); "
+                        "'fix N table' sets one aside")
     if best.face_down:
         numbers = ", ".join(str(number_of[i]) for i in best.face_down)
         warnings.append(f"tile {numbers} face down and not in a concealed kong (two backs beside two equal faces): "
