@@ -137,3 +137,32 @@ def test_the_proposal_shows_set_aside_tiles_and_a_fix_takes_one_back():
     assert [t.number for t in again.tiles if t.role == TABLE] == [1, 2, 3, 17]
     fixed = revise(proposal, {3: "1m"})
     assert fixed.tiles[2].role != TABLE and fixed.tiles[2].tile == "1m"
+
+
+def enclosing_boxes(tiles: list[ObservedTile]) -> list[ObservedTile]:
+    """The tiles as the detector gives them: axis-aligned boxes around each tile."""
+    out = []
+    for t in tiles:
+        xs, ys = [p[0] for p in t.quad], [p[1] for p in t.quad]
+        quad = ((min(xs), min(ys)), (max(xs), min(ys)), (max(xs), max(ys)), (min(xs), max(ys)))
+        out.append(replace(t, quad=quad))
+    return out
+
+
+def test_a_photo_turned_at_an_angle_keeps_its_hand_row_whole():
+    for angle in (30.0, 45.0, 60.0):
+        hand = lay_row(tiles_of(HAND), x=300.0, y=0.0, angle_deg=angle)
+        discards = lay_row(tiles_of("19m19p"), x=500.0, y=-300.0, angle_deg=angle, scale=0.55, flat=0.7)
+        grouping = choose_reading(enclosing_boxes(hand + discards))
+        assert set(grouping.set_aside) == set(range(14, 18)), angle
+        assert grouping.best.status == COMPLETE
+
+
+def test_when_too_few_tiles_would_be_left_nothing_is_set_aside_and_it_says_so():
+    # Two rows of seven, the same size, far apart: either could be the hand, and neither is one.
+    tiles = lay_row(tiles_of(HAND)[:7], y=HAND_Y - 4 * TILE_H) + lay_row(tiles_of(HAND)[7:], y=HAND_Y)
+    grouping = choose_reading(tiles)
+    assert grouping.set_aside == () and grouping.hand_ambiguous
+    proposal = build_proposal(tiles, grouping, None, (800, 600))
+    assert any("which tiles are the hand is unclear" in w for w in proposal.warnings)
+    assert not any(t.role == TABLE for t in proposal.tiles)
