@@ -190,7 +190,8 @@ def hand_apart() -> str:
 
     return (f"On {box['after']['scenes']} composed table scenes (report half; thresholds chosen on the other half), "
             f"given the true boxes: {counts(box, 'after')} (before: {counts(box, 'before')}); through the whole "
-            f"pipeline: {counts(pipe, 'after')} (before: {counts(pipe, 'before')}). On the "
+            f"pipeline, where the detector finds only {pipe['after']['detection_recall']:.2f} of these pasted tiles: "
+            f"{counts(pipe, 'after')} (before: {counts(pipe, 'before')}). On the "
             f"{real['after']['photos']} real dev photos that label one hand: "
             f"{real['after']['labelled_tiles_set_aside']}/{real['after']['labelled_tiles']} labelled tiles set "
             f"aside, unlabelled detections kept in the hand {real['after']['unmatched_detections_in_hand']}/"

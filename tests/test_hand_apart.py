@@ -166,3 +166,15 @@ def test_when_too_few_tiles_would_be_left_nothing_is_set_aside_and_it_says_so():
     proposal = build_proposal(tiles, grouping, None, (800, 600))
     assert any("which tiles are the hand is unclear" in w for w in proposal.warnings)
     assert not any(t.role == TABLE for t in proposal.tiles)
+
+
+def test_the_annotated_photo_marks_set_aside_tiles_apart_from_the_hand():
+    from fanscan.vision.annotate import layout_labels
+
+    tiles = discard_rows(1, per_row=3) + hand_row()
+    proposal = build_proposal(tiles, choose_reading(tiles), None, (800, 600))
+    labels, _ = layout_labels(proposal, 800, 600)
+    table = {lab.number for lab in labels if lab.text.startswith("(")}
+    assert table == {t.number for t in proposal.tiles if t.role == TABLE} == {1, 2, 3}
+    hand_colours = {lab.colour for lab in labels if lab.number not in table}
+    assert not hand_colours & {lab.colour for lab in labels if lab.number in table}
