@@ -195,7 +195,9 @@ def hand_apart() -> str:
             f"{real['after']['photos']} real dev photos that label one hand: "
             f"{real['after']['labelled_tiles_set_aside']}/{real['after']['labelled_tiles']} labelled tiles set "
             f"aside, unlabelled detections kept in the hand {real['after']['unmatched_detections_in_hand']}/"
-            f"{real['after']['unmatched_detections']} (before: {real['before']['unmatched_detections_in_hand']}): "
+            f"{real['after']['unmatched_detections']} (before: {real['before']['unmatched_detections_in_hand']}), "
+            f"hands exactly the labelled tiles {real['after']['photos_hand_exactly_the_labelled_tiles']} (before: "
+            f"{real['before']['photos_hand_exactly_the_labelled_tiles']}): "
             f"`{COMMANDS['hand_apart']}`")
 
 
