@@ -16,7 +16,7 @@ from fanscan.scoring.errors import FanscanError
 from fanscan.scoring.hand import check_context_fields
 from fanscan.scoring.tiles import INDEX, N_KINDS
 from fanscan.vision.group import LOW_CONFIDENCE
-from fanscan.vision.proposal import DROPPED, UNUSED, WINNING, HandProposal, revise
+from fanscan.vision.proposal import DROPPED, TABLE, UNUSED, WINNING, HandProposal, revise
 
 # Runner-up readings less likely than this (relative to the proposal) are not worth the user's attention.
 SHOW_ALTERNATIVES_ABOVE = 0.02
@@ -70,8 +70,8 @@ def describe_proposal(proposal: HandProposal, low_confidence: float = LOW_CONFID
         return lines
     cells = []
     for tile in proposal.tiles:
-        mark = "?" if tile.confidence < low_confidence and tile.role not in (DROPPED, UNUSED) else ""
-        role = {WINNING: "*", DROPPED: "(not a tile)", UNUSED: "(unused)"}.get(tile.role, "")
+        mark = "?" if tile.confidence < low_confidence and tile.role not in (DROPPED, UNUSED, TABLE) else ""
+        role = {WINNING: "*", DROPPED: "(not a tile)", UNUSED: "(unused)", TABLE: "(table)"}.get(tile.role, "")
         cells.append(f"{tile.number:>2}:{tile.tile}{mark}{role}")
     for start in range(0, len(cells), 10):
         lines.append("  " + "  ".join(f"{c:<8}" for c in cells[start:start + 10]).rstrip())
@@ -105,7 +105,8 @@ def parse_fixes(text: str, n_tiles: int) -> dict[int, str]:
     """'fix 5 7p' or 'fix 5 7p 9 none' (also with commas) -> {5: '7p', 9: 'none'}."""
     words = text.replace(",", " ").split()[1:]
     if not words or len(words) % 2:
-        raise FanscanError("write 'fix N TILE', e.g. 'fix 5 7p' (TILE may be 'none' for not a tile)")
+        raise FanscanError("write 'fix N TILE', e.g. 'fix 5 7p' (TILE may be 'none' for not a tile, 'table' to set "
+                           "a tile aside, 'hand' to take a set-aside tile back)")
     fixes = {}
     for number, tile in zip(words[0::2], words[1::2], strict=True):
         if not number.isdigit() or not 1 <= int(number) <= n_tiles:

@@ -14,9 +14,12 @@ def sure(tile: str) -> tuple[tuple[str, float], ...]:
     return ((tile, 0.999), ("none", 0.001))
 
 
-def lay_row(specs, y: float = 100.0, x: float = 20.0, gap: float = 2.0, angle_deg: float = 0.0) -> list[ObservedTile]:
+def lay_row(specs, y: float = 100.0, x: float = 20.0, gap: float = 2.0, angle_deg: float = 0.0, scale: float = 1.0,
+            flat: float = 1.0) -> list[ObservedTile]:
     """One row, left to right. Each spec is a tile id (near-certain), a candidates tuple, or a dict with keys
-    `tile`/`candidates`, `sideways` (lies across the row, bottom-aligned) and `gap_before` (pixels)."""
+    `tile`/`candidates`, `sideways` (lies across the row, bottom-aligned) and `gap_before` (pixels). `scale`: the
+    tiles' size against TILE_W x TILE_H (further from the camera: smaller); `flat`: their height's share (a tile
+    lying flat on the table looks shorter)."""
     tiles = []
     cos_a, sin_a = math.cos(math.radians(angle_deg)), math.sin(math.radians(angle_deg))
     for spec in specs:
@@ -27,8 +30,9 @@ def lay_row(specs, y: float = 100.0, x: float = 20.0, gap: float = 2.0, angle_de
         candidates = spec.get("candidates") or sure(spec["tile"])
         sideways = spec.get("sideways", False)
         x += spec.get("gap_before", 0.0)
-        w, h = (TILE_H, TILE_W) if sideways else (TILE_W, TILE_H)
-        corners = [(x, y + TILE_H - h), (x + w, y + TILE_H - h), (x + w, y + TILE_H), (x, y + TILE_H)]
+        tile_w, tile_h = TILE_W * scale, TILE_H * scale * flat
+        w, h = (tile_h, tile_w) if sideways else (tile_w, tile_h)
+        corners = [(x, y + tile_h - h), (x + w, y + tile_h - h), (x + w, y + tile_h), (x, y + tile_h)]
         quad = tuple((px * cos_a - py * sin_a, px * sin_a + py * cos_a) for px, py in corners)
         tiles.append(ObservedTile(quad, SIDEWAYS if sideways else UPRIGHT, tuple(candidates)))
         x += w + gap

@@ -26,7 +26,7 @@ def test_readme_and_cards_match_the_json():
 
 def test_every_file_has_its_blocks():
     readme = FILES[0].read_text(encoding="utf-8")
-    for name in ("recognition", "samples", "vision-speed"):
+    for name in ("recognition", "samples", "vision-speed", "hand-apart"):
         assert f"<!-- figures:{name} -->" in readme
 
 

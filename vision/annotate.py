@@ -18,7 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from fanscan.scoring.errors import FanscanError
-from fanscan.vision.proposal import DROPPED, FLOWER, MELD, UNUSED, WINNING, HandProposal
+from fanscan.vision.proposal import DROPPED, FLOWER, MELD, TABLE, UNUSED, WINNING, HandProposal
 
 # BGR colours by role.
 _COLOURS = {
@@ -27,6 +27,7 @@ _COLOURS = {
     FLOWER: (0, 200, 220),
     DROPPED: (150, 150, 150),
     UNUSED: (150, 150, 150),
+    TABLE: (90, 60, 40),  # set aside: on the table apart from the hand
 }
 _STANDING = (0, 170, 0)
 _UNCERTAIN = (0, 0, 230)
@@ -108,9 +109,11 @@ def layout_labels(proposal: HandProposal, width: int, height: int, scale: float 
     font_scale = max(0.35, max(width, height) / 1600)
     texts, colours, boxes = [], [], []
     for tile in proposal.tiles:
-        uncertain = tile.confidence < low_confidence and tile.role not in (DROPPED, UNUSED)
+        uncertain = tile.confidence < low_confidence and tile.role not in (DROPPED, UNUSED, TABLE)
         colours.append(_UNCERTAIN if uncertain else _COLOURS.get(tile.role, _STANDING))
-        texts.append(f"{tile.number}:{tile.tile}" + ("?" if uncertain else ""))
+        # A set-aside tile's label says so in brackets: it is read, but not in the hand.
+        texts.append(f"({tile.number}:{tile.tile})" if tile.role == TABLE
+                     else f"{tile.number}:{tile.tile}" + ("?" if uncertain else ""))
         quad = np.asarray(tile.quad, np.float64) * scale
         boxes.append((int(quad[:, 0].min()), int(quad[:, 1].min()), int(np.ceil(quad[:, 0].max())),
                       int(np.ceil(quad[:, 1].max()))))

@@ -27,8 +27,9 @@ from fanscan.scoring.hand import CHOW, KONG, PUNG, Hand, Meld
 from fanscan.scoring.tiles import FLOWERS, INDEX, N_KINDS
 from fanscan.vision import hand_shape
 from fanscan.vision.classify import BACK, NONE
+from fanscan.vision.hand_apart import HandApart, split_hand
 from fanscan.vision.readings import Candidate, best_first, prune_candidates
-from fanscan.vision.rows import Layout, Point, find_rows
+from fanscan.vision.rows import Layout, Point, Row, find_rows
 
 UPRIGHT, SIDEWAYS = "upright", "sideways"
 
@@ -60,6 +61,9 @@ class ObservedTile:
     orientation: str
     candidates: tuple[tuple[str, float], ...]
     score: float = 1.0
+    # Whether the user put the tile out of the hand (True: a table tile) or into it (False); None: the photo's
+    # geometry decides (`vision.hand_apart`).
+    set_aside: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,8 @@ class Grouping:
     readings_checked: int
     warnings: tuple[str, ...] = field(default=())
     lone_sideways: tuple[int, ...] = ()  # sideways tiles that belong to no 3- or 4-tile group: read as standing
+    set_aside: tuple[int, ...] = ()  # tiles on the table apart from the hand (discards): in no reading's hand
+    hand_ambiguous: bool = False  # which tiles are the hand is unsure (`vision.hand_apart`)
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -271,34 +277,61 @@ def _hand_size(reading: Reading) -> int:
 # The search.
 
 
-def _layout_and_sideways(tiles: Sequence[ObservedTile]) -> tuple[Layout, list[bool]]:
-    """Rows, and which tiles lie sideways. Whether a tile lies across its row is judged from its quad against the
-    other tiles' shape (a box a little wider than tall is no tile lying down when every tile is 1.8 times taller
-    than wide). When the boxes are too square to tell, no tile is taken as lying sideways: the detector's own
-    orientation comes from the same box shape, so it would be noise too."""
-    quads = [t.quad for t in tiles]
+def _layout_and_sideways(tiles: Sequence[ObservedTile]) -> tuple[Layout, list[bool], list[tuple[Point, ...]]]:
+    """Rows, which tiles lie sideways, and the quads the rows were found on. Whether a tile lies across its row is
+    judged from its quad against the other tiles' shape (a box a little wider than tall is no tile lying down when
+    every tile is 1.8 times taller than wide). When the boxes are too square to tell, no tile is taken as lying
+    sideways: the detector's own orientation comes from the same box shape, so it would be noise too."""
+    quads = [tuple(t.quad) for t in tiles]
     layout = find_rows(quads)
     sideways = list(layout.across or [False] * len(tiles))
     if sum(sideways) * 2 > len(tiles):
         # Most tiles lie sideways: the photo is turned a quarter (rows run up or down the picture). Read it turned
         # back, so that rows run across and the few tiles across the others are the claimed ones.
-        layout = find_rows([tuple((y, -x) for x, y in quad) for quad in quads])
+        quads = [tuple((y, -x) for x, y in quad) for quad in quads]
+        layout = find_rows(quads)
         sideways = list(layout.across or [False] * len(tiles))
-    return layout, sideways
+    return layout, sideways, quads
+
+
+def _hand_layout(tiles: Sequence[ObservedTile]) -> tuple[Layout, Layout, list[bool], HandApart]:
+    """The photo's rows; the rows and sideways tiles of the hand alone, in the photo's tile indices; and the split
+    from the table. With tiles set aside the hand's rows are found again on its own tiles: gap widths and which
+    tiles lie across are judged against the hand's tiles, not the smaller discards."""
+    layout, sideways, quads = _layout_and_sideways(tiles)
+    apart = split_hand(layout, quads, [t.set_aside for t in tiles])
+    if not apart.set_aside:
+        return layout, layout, sideways, apart
+    hand = apart.hand
+    sub_layout, sub_sideways, _ = _layout_and_sideways([tiles[i] for i in hand])
+    rows = tuple(Row(tuple(tuple(hand[j] for j in group) for group in row.groups), row.gaps)
+                 for row in sub_layout.rows)
+    across = None
+    if sub_layout.across is not None:
+        across_of = dict(zip(hand, sub_layout.across, strict=True))
+        across = tuple(across_of.get(i, False) for i in range(len(tiles)))
+    sideways = [False] * len(tiles)
+    for j, i in enumerate(hand):
+        sideways[i] = sub_sideways[j]
+    hand_layout = Layout(rows, sub_layout.angle_deg, sub_layout.tile_width, sub_layout.tile_height, across)
+    return layout, hand_layout, sideways, apart
 
 
 def choose_reading(tiles: Sequence[ObservedTile]) -> Grouping:
-    """Rows, melds and the most probable reading that the rules accept (see the module docstring)."""
+    """Rows, melds and the most probable reading that the rules accept (see the module docstring). Tiles lying on
+    the table apart from the hand (`vision.hand_apart`) are set aside: read as the classifier's best, in no hand."""
     if not tiles:
         return Grouping(find_rows([]), None, (), 0, ("no tiles found in this photo",))
-    layout, sideways = _layout_and_sideways(tiles)
-    structures, lone_sideways = _structures(layout, sideways)
+    layout, hand_layout, sideways, apart = _hand_layout(tiles)
+    structures, lone_sideways = _structures(hand_layout, sideways)
+    set_aside = set(apart.set_aside)
     options: list[tuple[Candidate, ...]] = []
     for i, tile in enumerate(tiles):
         pruned = prune_candidates(tile.candidates, RULES_MARGIN)
         if not pruned:
             raise ValueError(f"tile {i + 1} has no classifier candidates")
-        options.append(pruned)
+        # The rules say nothing of a table tile: it keeps the classifier's best reading and does not branch.
+        options.append(pruned[:1] if i in set_aside else pruned)
 
     # The goal is a complete hand; failing that, a ready hand when the photo's most probable reading has 13 tiles
     # (dropping a tile to make a ready hand explains the photo worse than the plain reading). Failing both, the most
@@ -335,5 +368,6 @@ def choose_reading(tiles: Sequence[ObservedTile]) -> Grouping:
     if found[0] is not best:
         alternatives.append(found[0])
     checked = len(found)
-    return Grouping(layout, best, tuple(alternatives), checked, lone_sideways=tuple(lone_sideways))
+    return Grouping(layout, best, tuple(alternatives), checked, lone_sideways=tuple(lone_sideways),
+                    set_aside=apart.set_aside, hand_ambiguous=apart.ambiguous)
 

@@ -35,6 +35,10 @@ from fanscan.vision.group import (
 
 # Roles of a tile in the proposed hand.
 STANDING, WINNING, MELD, FLOWER, DROPPED, UNUSED = "standing", "winning", "meld", "flower", "dropped", "unused"
+# A tile lying on the table apart from the hand (a discard): set aside, not in the hand (`vision.hand_apart`).
+TABLE = "table"
+# What `fix N table` / `fix N hand` do: put a tile out of the hand, or take a set-aside tile back into it.
+FIX_TABLE, FIX_HAND = "table", "hand"
 # Status of a proposal with no tiles (the others are vision.group's reading statuses).
 EMPTY = "empty"
 # Why a proposal is not a complete hand (`HandProposal.problem`; `problem_text` says it in words): for programs,
@@ -219,7 +223,7 @@ class HandProposal:
         return sorted((t.tile for t in self.tiles if t.tile in INDEX), key=INDEX.__getitem__)
 
     def uncertain_tiles(self, below: float) -> list[ProposedTile]:
-        return [t for t in self.tiles if t.role != DROPPED and t.confidence < below]
+        return [t for t in self.tiles if t.role not in (DROPPED, TABLE) and t.confidence < below]
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -246,6 +250,17 @@ def _count_warning(reading: Reading) -> tuple[str, str] | None:
         return TOO_MANY_TILES, (f"{shown} tiles found, a hand shows {expected}: the photo may hold more than one "
                                 "hand, or some are not part of it (discards, the wall)")
     return None
+
+
+def _number_list(numbers: Sequence[int]) -> str:
+    """[1, 2, 3, 5, 7, 8] -> '1-3, 5, 7-8'."""
+    parts: list[str] = []
+    for n in numbers:
+        if parts and parts[-1][1] == n - 1:
+            parts[-1] = (parts[-1][0], n)
+        else:
+            parts.append((n, n))
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in parts)
 
 
 def build_proposal(
@@ -276,6 +291,7 @@ def build_proposal(
     role_of.update({i: (MELD, k) for k, m in enumerate(best.melds) for i in m.indices})
     role_of.update({i: (FLOWER, None) for i in best.flowers})
     role_of.update({i: (DROPPED, None) for i in best.dropped})
+    role_of.update({i: (TABLE, None) for i in grouping.set_aside})
     if best.winning is not None:
         role_of[best.winning] = (WINNING, None)
 
@@ -301,7 +317,7 @@ def build_proposal(
             overrides.append(number)
             warnings.append(f"tile {number} read as {reading} ({_prob(confidence)}) to make a valid hand; "
                             f"the classifier preferred {top_tile} ({_prob(top_prob)})")
-        elif confidence < low_confidence and role != DROPPED:
+        elif confidence < low_confidence and role not in (DROPPED, TABLE):
             runner = f" / {others[0][0]} {_prob(others[0][1])}" if others else ""
             warnings.append(f"tile {number} uncertain: {reading} {_prob(confidence)}{runner}")
 
@@ -312,6 +328,15 @@ def build_proposal(
         numbers = ",".join(str(number_of[i]) for i in part)
         warnings.append(f"tiles {numbers} lie like a claimed meld but read {' '.join(best.tiles[i] for i in part)}: "
                         "counted as standing tiles")
+    if grouping.set_aside:
+        warnings.append(f"tile{'s' if len(grouping.set_aside) > 1 else ''} "
+                        f"{_number_list(sorted(number_of[i] for i in grouping.set_aside))} set aside: on the table "
+                        "apart from the hand (discards), not counted; 'fix N hand' takes one back")
+        if grouping.hand_ambiguous:
+            warnings.append("which tiles are the hand is unclear: check the tiles set aside as table tiles")
+    elif grouping.hand_ambiguous:
+        warnings.append("which tiles are the hand is unclear: some may lie on the table apart from it (discards); "
+                        "'fix N table' sets one aside")
     if best.face_down:
         numbers = ", ".join(str(number_of[i]) for i in best.face_down)
         warnings.append(f"tile {numbers} face down and not in a concealed kong (two backs beside two equal faces): "
@@ -376,22 +401,28 @@ def observed_from_proposal(proposal: HandProposal) -> list[ObservedTile]:
     for tile in proposal.tiles:
         candidates = ((tile.tile, tile.confidence), *tile.alternatives)
         quad = tuple((float(x), float(y)) for x, y in tile.quad)
-        tiles.append(ObservedTile(quad, tile.orientation, candidates, tile.detection_score))
+        # The split from the table stays as the proposal shows it (the user has seen it) until a fix moves a tile.
+        tiles.append(ObservedTile(quad, tile.orientation, candidates, tile.detection_score,
+                                  set_aside=tile.role == TABLE))
     return tiles
 
 
 def revise(proposal: HandProposal, fixes: dict[int, str]) -> HandProposal:
     """The proposal re-read with some tiles fixed by the user: `fixes` maps a tile number to what it is
-    (a tile id, `back`, or `none` for "not a tile"). Melds, the winning tile and the other uncertain tiles are
-    chosen again around the fixed ones."""
+    (a tile id, `back`, `none` for "not a tile", `table` to set it aside as a table tile, `hand` to take a tile set
+    aside back into the hand). A tile fixed to a reading is in the hand. Melds, the winning tile and the other
+    uncertain tiles are chosen again around the fixed ones."""
     tiles = observed_from_proposal(proposal)
     for number, tile_id in fixes.items():
         if not 1 <= number <= len(tiles):
             raise FanscanError(f"there is no tile {number}: tiles are numbered 1-{len(tiles)}")
+        if tile_id in (FIX_TABLE, FIX_HAND):
+            tiles[number - 1] = replace(tiles[number - 1], set_aside=tile_id == FIX_TABLE)
+            continue
         if tile_id not in INDEX and tile_id not in (BACK, NONE):
             raise FanscanError(f"{tile_id!r} is not a tile id (1m..9m, 1p..9p, 1s..9s, E S W N, C F P, a-h, "
-                               "back, none)")
-        tiles[number - 1] = replace(tiles[number - 1], candidates=((tile_id, 1.0),))
+                               "back, none, table, hand)")
+        tiles[number - 1] = replace(tiles[number - 1], candidates=((tile_id, 1.0),), set_aside=False)
     boxes = [t.box for t in proposal.tiles]
     return build_proposal(tiles, choose_reading(tiles), proposal.image, proposal.image_size, boxes=boxes,
                           timings_ms=proposal.timings_ms)
