@@ -30,14 +30,13 @@ def load_models_once() -> dict[str, str]:
     import cv2
 
     from fanscan.batch_settings import model_versions
-    from fanscan.vision.classify import TileClassifier
-    from fanscan.vision.detect import TileDetector
-    from fanscan.vision.pipeline import Pipeline, set_default_pipeline
+    from fanscan.vision.pipeline import default_pipeline, set_default_threads
 
     versions = model_versions()
     if versions != _LOADED:
         cv2.setNumThreads(1)
-        set_default_pipeline(Pipeline(TileDetector(threads=1), TileClassifier(threads=1)))
+        set_default_threads(1)
+        default_pipeline()  # loaded now, once, not with the first photo
         _LOADED = versions
     return versions
 

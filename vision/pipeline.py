@@ -117,19 +117,31 @@ class Pipeline:
         return result.readings, result.turns
 
 
+# Threads per model of the default pipelines: None leaves each model its own default; a batch worker process sets
+# 1 (`set_default_threads`) so that several processes on one machine share its cores without oversubscribing them.
+_default_threads: int | None = None
+
+
 # A cache, not state: the shipped models never change while the process runs, and loading them costs about as much
 # as reading one photo, so `propose` and the photo and batch commands share one pipeline per process.
 @functools.cache
 def default_pipeline(profile: str | Path | None = None) -> Pipeline:
     """The pipeline with the shipped models (and a set profile, when given), loaded once per process."""
-    return Pipeline(profile=profile)
+    if _default_threads is None:
+        return Pipeline(profile=profile)
+    from fanscan.vision.classify import TileClassifier
+    from fanscan.vision.detect import TileDetector
+
+    return Pipeline(TileDetector(threads=_default_threads),
+                    TileClassifier(threads=_default_threads, profile=profile))
 
 
-def set_default_pipeline(pipeline: Pipeline) -> None:
-    """Make `pipeline` the one `default_pipeline` returns (a batch worker process builds its own, with one
-    onnxruntime thread per model, so that several processes share the cores without oversubscribing them)."""
-    global _DEFAULT
-    _DEFAULT = pipeline
+def set_default_threads(threads: int | None) -> None:
+    """Build the default pipelines from now on with `threads` onnxruntime threads per model (those built before
+    are dropped)."""
+    global _default_threads
+    _default_threads = threads
+    default_pipeline.cache_clear()
 
 
 def propose(image: str | Path | np.ndarray | LoadedImage) -> HandProposal:

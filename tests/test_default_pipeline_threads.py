@@ -1,0 +1,24 @@
+"""A batch worker builds its default pipeline with one onnxruntime thread per model (`set_default_threads`), so that
+two worker processes on a 2-core machine do not run four compute threads; the photo and batch code then read photos
+through `default_pipeline`, which must be that pipeline."""
+
+from __future__ import annotations
+
+from fanscan.vision import pipeline
+
+
+def _threads(model) -> int:
+    return model.session.get_session_options().intra_op_num_threads
+
+
+def test_set_default_threads_rebuilds_the_default_pipeline_with_that_many_threads():
+    try:
+        pipeline.set_default_threads(None)
+        shipped = pipeline.default_pipeline()
+        pipeline.set_default_threads(1)
+        worker = pipeline.default_pipeline()
+        assert worker is not shipped
+        assert _threads(worker.detector) == 1 and _threads(worker.classifier) == 1
+        assert pipeline.default_pipeline() is worker  # loaded once, then reused
+    finally:
+        pipeline.set_default_threads(None)
