@@ -32,9 +32,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from benchmarks.results_file import write_json  # noqa: E402
+from results_file import ROOT, write_json
 
 SAMPLES = ROOT / "datasets" / "samples" / "images"
 OUT = ROOT / "benchmarks" / "results" / "batch_throughput.json"

@@ -30,22 +30,19 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the fanscan CLI does (see fanscan/cli.py); before numpy loads
 import cv2
 import numpy as np
+from fanscan.scoring.errors import FanscanError
+from fanscan.training.real_data import is_rotated_photo
+from fanscan.vision.classify import TileClassifier
+from fanscan.vision.crops import crop_box
+from fanscan.vision.dataset_classes import guess_table
+from fanscan.vision.detect import default_detector
+from fanscan.vision.profile import SetProfile
+from fanscan.vision.splits import source_of
+from fanscan.vision.yolo_data import find_data_yaml, iter_split, read_class_names
+from results_file import ROOT, write_json
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from fanscan.scoring.errors import FanscanError  # noqa: E402
-from fanscan.training.real_data import is_rotated_photo  # noqa: E402
-from fanscan.vision.classify import TileClassifier  # noqa: E402
-from fanscan.vision.crops import crop_box  # noqa: E402
-from fanscan.vision.dataset_classes import guess_table  # noqa: E402
-from fanscan.vision.detect import default_detector  # noqa: E402
-from fanscan.vision.profile import SetProfile  # noqa: E402
-from fanscan.vision.splits import source_of  # noqa: E402
-from fanscan.vision.yolo_data import find_data_yaml, iter_split, read_class_names  # noqa: E402
-from results_file import write_json  # noqa: E402
-
-from fanscan.calibration.fit import FitSettings, fit_profile  # noqa: E402
-from fanscan.calibration.sources import LAYOUT, read_sources  # noqa: E402
+from fanscan.calibration.fit import FitSettings, fit_profile
+from fanscan.calibration.sources import LAYOUT, read_sources
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "chinese-mahjong-v4" / "train"
 TILE_HEIGHT = 96  # px of a pasted tile in a composited layout photo

@@ -19,12 +19,10 @@ from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the fanscan CLI does (see fanscan/cli.py); before numpy loads
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from fanscan.vision.profile import load_profile  # noqa: E402
-from results_file import write_json  # noqa: E402
+from fanscan.vision.profile import load_profile
+from results_file import ROOT, write_json
 
-from fanscan.cli import main as fanscan_main  # noqa: E402
+from fanscan.cli import main as fanscan_main
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,8 +21,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import cv2
 import numpy as np
+from big_photo import write_12mp_copy
 from fanscan.vision.classify import TileClassifier
 from fanscan.vision.crops import crop_tiles
 from fanscan.vision.detect import TileDetector
@@ -79,9 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     detector = TileDetector()
     classifier = TileClassifier()
     with tempfile.TemporaryDirectory() as tmp:
-        big = Path(tmp) / "photo_12mp.jpg"
-        upscaled = cv2.resize(cv2.imread(str(photo)), (4000, 3000), interpolation=cv2.INTER_CUBIC)
-        cv2.imwrite(str(big), upscaled, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        big = write_12mp_copy(photo, Path(tmp) / "photo_12mp.jpg")
         result = {
             "photo": str(photo),
             "detector_threads": detector.session.get_session_options().intra_op_num_threads,

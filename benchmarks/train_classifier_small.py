@@ -22,15 +22,12 @@ import tempfile
 from pathlib import Path
 
 import cv2
+from calibration_curve import shipped_validation_source
+from fanscan.vision.splits import source_of
+from fanscan.vision.yolo_data import find_data_yaml, iter_split
+from results_file import ROOT, write_json
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from calibration_curve import shipped_validation_source  # noqa: E402
-from fanscan.vision.splits import source_of  # noqa: E402
-from fanscan.vision.yolo_data import find_data_yaml, iter_split  # noqa: E402
-from results_file import write_json  # noqa: E402
-
-from fanscan.cli import main as fanscan_main  # noqa: E402
+from fanscan.cli import main as fanscan_main
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "chinese-mahjong-v4" / "train"
 

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import cv2
+from big_photo import write_12mp_copy
 from fanscan.vision.detect import TileDetector
 from fanscan.vision.load import load_image
 from results_file import ROOT, write_json
@@ -114,9 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     detector = TileDetector(args.model, threads=args.threads)
     classifier = load_classifier()
     with tempfile.TemporaryDirectory() as tmp:
-        big = Path(tmp) / "photo_12mp.jpg"
-        upscaled = cv2.resize(cv2.imread(str(photo)), (4000, 3000), interpolation=cv2.INTER_CUBIC)
-        cv2.imwrite(str(big), upscaled, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        big = write_12mp_copy(photo, Path(tmp) / "photo_12mp.jpg")
         result = {
             "photo": str(photo),
             "model": str(detector.path),

@@ -21,20 +21,17 @@ import argparse
 import os
 import platform
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import cv2
+from big_photo import write_12mp_copy
+from fanscan.vision.load import load_image
+from fanscan.vision.pipeline import default_pipeline
+from results_file import ROOT, write_json
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from fanscan.vision.load import load_image  # noqa: E402
-from fanscan.vision.pipeline import default_pipeline  # noqa: E402
-
-from benchmarks.results_file import write_json  # noqa: E402
-from fanscan.web.local_server import CHROMIUM_ARGS, PHONE_VIEWPORT, chromium_path, running_server  # noqa: E402
+from fanscan.web.local_server import CHROMIUM_ARGS, PHONE_VIEWPORT, chromium_path, running_server
 
 SAMPLE = ROOT / "datasets" / "samples" / "images" / "hand_001.jpg"
 # hand_001 reads 999m 678p 789s WWW EE; tile 11 is a W. Fixing it to E and back keeps a complete hand each time.
@@ -42,10 +39,7 @@ FIX_TILE, FIX_FACES = 11, ("E", "W")
 
 
 def make_12mp(folder: Path) -> Path:
-    big = folder / "hand_001_12mp.jpg"
-    upscaled = cv2.resize(cv2.imread(str(SAMPLE)), (4000, 3000), interpolation=cv2.INTER_CUBIC)
-    cv2.imwrite(str(big), upscaled, [cv2.IMWRITE_JPEG_QUALITY, 92])
-    return big
+    return write_12mp_copy(SAMPLE, folder / "hand_001_12mp.jpg")
 
 
 def median(values: list[float]) -> float:

@@ -8,13 +8,12 @@ Chinese names need a CJK font in the system (a phone has one; on Debian: apt-get
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
+
+from fanscan.web.local_server import CHROMIUM_ARGS, PHONE_VIEWPORT, chromium_path, running_server
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-sys.path.insert(0, str(ROOT))
-from fanscan.web.local_server import CHROMIUM_ARGS, PHONE_VIEWPORT, chromium_path, running_server  # noqa: E402
 
 PHOTO = ROOT / "datasets" / "samples" / "images" / "hand_009.jpg"
 
