@@ -44,6 +44,32 @@ COMMANDS = {
     "backs_sideways_test": f"python benchmarks/eval_backs_sideways.py --data {DATA}/test "
                            "--json benchmarks/results/backs_sideways_test.json",
     "hand_apart": f"python benchmarks/eval_hand_apart.py --data {DATA}/train",
+    "web_speed": "python benchmarks/web_speed.py --repeat 9",
+    "batch_throughput": "python benchmarks/batch_throughput.py",
+    "calibration_curve": "python benchmarks/calibration_curve.py",
+    "calibration_speed": "python benchmarks/calibration_speed.py",
+    "label_studio_roundtrip": "python benchmarks/label_studio_roundtrip.py --label-studio PATH",
+    "train_classifier_small": "python benchmarks/train_classifier_small.py "
+                              "--json benchmarks/results/train_classifier_small.json",
+    "train_classifier_small_recoloured": "python benchmarks/train_classifier_small.py --recolour "
+                                         "--json benchmarks/results/train_classifier_small_recoloured.json",
+    "scoring": "python benchmarks/scoring.py",
+    "scoring-hk": "python benchmarks/scoring.py --rules hk --out benchmarks/results/scoring-hk.json",
+    "differential": "nice python benchmarks/differential.py -n 150000 --chunk 25000",
+    "backs_sideways_dev": f"python benchmarks/eval_backs_sideways.py --data {DATA}/train --split dev "
+                          "--json benchmarks/results/backs_sideways_dev.json",
+    "backs_sideways_dev_no_look": f"python benchmarks/eval_backs_sideways.py --data {DATA}/train --split dev "
+                                  "--no-sideways-check --json benchmarks/results/backs_sideways_dev_no_look.json",
+    "backs_sideways_test_sideways_look": f"python benchmarks/eval_backs_sideways.py --data {DATA}/test "
+                                         "--legacy --json benchmarks/results/backs_sideways_test_sideways_look.json",
+    "detection_dev_sideways": f"python benchmarks/eval_detection.py --data {DATA}/train --split dev "
+                              "--json benchmarks/results/detection_dev_sideways.json",
+    "turned_faces_dev": f"python benchmarks/eval_turned_faces.py --data {DATA}/train --split dev --hands "
+                        "--json benchmarks/results/turned_faces_dev.json",
+    "sideways_turned_speed": "python benchmarks/sideways_turned_speed.py "
+                             "--json benchmarks/results/sideways_turned_speed.json",
+    "sideways_turned_speed_worst": "python benchmarks/sideways_turned_speed.py --photo A_DEV_ROW_PHOTO "
+                                   "--json benchmarks/results/sideways_turned_speed_worst.json",
 }
 BLOCK = re.compile(r"(<!-- figures:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /figures -->)", re.DOTALL)
 
@@ -201,6 +227,336 @@ def hand_apart() -> str:
             f"`{COMMANDS['hand_apart']}`")
 
 
+def web_speed() -> str:
+    """`fanscan serve` in a real browser: the table, whether each target holds, and where the server's time goes."""
+    speed = load("web_speed")
+    small, large, fix, targets = speed["photo_640"], speed["photo_12mp"], speed["fix"], speed["targets"]
+    split, alone = large["server_split_median"], speed["server_breakdown_12mp"]
+    loads = [step["load_average_1min"] for step in (small, large, fix)]
+
+    def row(step: str, target: str, m: dict) -> str:
+        return (f"| {step} | {target} | {m['page_ms_median']:.0f} ms | {m['server_ms_median']:.0f} ms "
+                f"({m['server_cpu_ms_median']:.0f} ms) | {m['load_average_1min']:.2f} |")
+
+    page_holds = (large["page_ms_median"] <= targets["photo_12mp_page_ms"]
+                  and fix["page_ms_median"] <= targets["fix_page_ms"])
+    server_holds = large["server_ms_median"] <= targets["photo_12mp_server_ms"]
+    pipeline_ms = load("vision_speed")["photo_12mp"]["photo_to_proposal_ms"]
+    return "\n".join([
+        f"**Speed**, measured in real Chromium {speed['chromium']} (headless, 390×844) against `fanscan serve` on this "
+        f"{speed['cpu_count']}-core machine (onnxruntime threads: detector {speed['onnxruntime_threads']['detector']}, "
+        f"classifier {speed['onnxruntime_threads']['classifier']}) by `{COMMANDS['web_speed']}` (medians of "
+        f"{small['runs']} after a warm-up; `benchmarks/results/web_speed.json`):",
+        "",
+        "| step | target | page, median | server, median (its CPU time) | load average |",
+        "|---|---|---|---|---|",
+        row(f"640-px photo ({small['bytes'] / 1000:.0f} KB) chosen → tiles shown", "", small),
+        row(f"12-MP photo ({alone['full_size'].replace('x', '×')}, {large['bytes'] / 1e6:.1f} MB) chosen → tiles shown",
+            f"≤ {targets['photo_12mp_page_ms']} ms, server ≤ {targets['photo_12mp_server_ms']} ms", large),
+        row("tile fix → new reading", f"≤ {targets['fix_page_ms']} ms", fix),
+        "",
+        f"The machine was shared with other jobs (a 1-minute load average of {min(loads):.1f}–{max(loads):.1f} on its "
+        f"{speed['cpu_count']} cores), which stretches every wall time here. The page targets "
+        f"{'hold' if page_holds else '**do not hold**'}; the 12-MP server part "
+        f"{'holds' if server_holds else '**does not**'} ({large['server_ms_median']:.0f} ms against "
+        f"{targets['photo_12mp_server_ms']}). Where it goes, per request: detect {split['detect_ms']:.0f} ms, crop "
+        f"{split['crop_ms']:.0f}, classify {split['classify_ms']:.0f}, group {split['group_ms']:.0f} (the proposal's "
+        f"own timings), and {split['upload_decode_and_reply_ms']:.0f} ms for the rest — upload, decoding the JPEG at "
+        f"{alone['working_size'].replace('x', '×')} (which took {alone['load_and_scale_ms']:.0f} ms timed alone in "
+        "the same run) and the reply, while the browser decodes the same photo for display at the same moment on the "
+        f"same cores. Decoding and the pipeline together took {pipeline_ms:.0f} ms in `{COMMANDS['vision_speed']}` "
+        f"({'under' if pipeline_ms <= targets['photo_12mp_server_ms'] else 'over'} the server target).",
+    ])
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+BATCHES = (("in_process", "in-process (`fanscan batch photos/ --out t.jsonl`)"),
+           ("workers_2", "`--workers 2` (local cluster started by the batch)"),
+           ("scheduler_2_workers", "`--scheduler` (`dask scheduler` + 2 × `dask worker --nthreads 1`)"))
+ASKED_RATIO = 1.3  # the end-to-end ratio the batch issue asked of `--workers 2`
+
+
+def batch_throughput() -> str:
+    """`fanscan batch` in-process against a Dask cluster: the table and what it says."""
+    result = load("batch_throughput")
+    loads = [run["load_average_before"] for kind, _ in BATCHES for run in result[kind]["runs"]]
+    first_row = {kind: median([run["first_row_after_s"] for run in result[kind]["runs"]]) for kind, _ in BATCHES}
+    ratio, steady = result["ratio_to_in_process"], result["steady_ratio_to_in_process"]
+    lines = [
+        f"Measured (`{COMMANDS['batch_throughput']}`: {result['photos']} photos, the "
+        f"{result['photos'] // result['copies']} samples {result['copies']} times; {result['repeats']} rounds of the "
+        f"three batches in rotating order, medians; on this {result['cpu_count']}-core machine; "
+        "`benchmarks/results/batch_throughput.json`):",
+        "",
+        f"| batch | photos/s, end to end (median of {result['repeats']}) | ratio | from first row to last | ratio |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [f"| {label} | {result[kind]['median_photos_per_s']:.2f} | {ratio[kind]:.2f} | "
+              f"{result[kind]['median_steady_photos_per_s']:.2f} | {steady[kind]:.2f} |" for kind, label in BATCHES]
+    lines += [
+        "",
+        f"The machine is shared: the load average before each batch was {min(loads):.1f} to {max(loads):.1f}. Two "
+        f"worker processes score {steady['workers_2']:.2f} times as many photos per second as one batch process once "
+        "they run (the in-process detector's second thread keeps the second core only partly busy); a cluster batch "
+        "pays for its start, though: the local cluster's fork server and workers, or the connection to the "
+        "scheduler, and the models loaded in each worker (its first row comes a median "
+        f"{first_row['workers_2'] - first_row['in_process']:.1f} s after the in-process one's). So on "
+        f"{result['photos']} photos `--workers 2` is {ratio['workers_2']:.2f} times the in-process batch end to end "
+        f"({'at least' if ratio['workers_2'] >= ASKED_RATIO else 'not'} the {ASKED_RATIO} the issue asked for); the "
+        "external scheduler, a third process on the same cores with one round trip per photo, "
+        f"{ratio['scheduler_2_workers']:.2f} times.",
+    ]
+    return "\n".join(lines)
+
+
+MACHINES, CORES = 50, 8  # the estimate's assumptions, not measurements
+PHONE_PHOTO_MB = 4.0  # a 12-MP phone JPEG, assumed
+DASK_TASK_MS = 1.0  # the scheduler's cost per task, Dask's own figure
+NFS_GB_PER_S = 1.0  # a single NFS server, assumed
+CHUNK = 32
+
+
+def million_photos() -> str:
+    """1 million photos on 50 machines, worked out from the measured speed of one process on one core."""
+    speed, web, batch = load("vision_speed"), load("web_speed"), load("batch_throughput")
+    ms_small, ms_large = speed["photo_640"]["photo_to_proposal_ms"], speed["photo_12mp"]["photo_to_proposal_ms"]
+    workers = MACHINES * CORES
+    rate_small, rate_large = workers * 1000 / ms_small, workers * 1000 / ms_large
+    minutes_small, minutes_large = 1e6 / rate_small / 60, 1e6 / rate_large / 60
+    small_kb = web["photo_640"]["bytes"] / 1000
+    phone_tb = 1e6 * PHONE_PHOTO_MB / 1e6
+    return "\n".join([
+        f"**1 million photos on {MACHINES} machines, on paper.** From the speed of one process on one core of this "
+        f"machine ({ms_small:.0f} ms per 640-px photo, {ms_large:.0f} ms per 12-MP photo: "
+        f"`{COMMANDS['vision_speed']}`, "
+        f"i.e. {1000 / ms_small:.0f} and {1000 / ms_large:.0f} photos/s) and assuming {CORES} cores per machine:",
+        "",
+        f"- **Compute.** {MACHINES} × {CORES} = {workers} worker processes (`dask worker --nthreads 1 --nworkers "
+        f"{CORES}` on each) score ~{rate_small:,.0f} photos/s of the samples' kind ({small_kb:.0f} KB, 640 px): "
+        f"1 million in ~{minutes_small:.1f} minutes of scoring. Phone photos (12 MP, ~{PHONE_PHOTO_MB:.0f} MB): "
+        f"~{rate_large:,.0f} photos/s, ~{minutes_large:.1f} minutes.",
+        f"- **The scheduler** spends about {DASK_TASK_MS:.0f} ms per task (Dask's own figure; here the benchmark's "
+        "scheduler and client, sharing the busy cores with the workers, got through "
+        f"{batch['scheduler_empty_tasks_per_s']:.0f} empty tasks/s: `{COMMANDS['batch_throughput']}`): one task per "
+        f"photo would make it the bottleneck (1 million tasks at {DASK_TASK_MS:.0f} ms: "
+        f"~{1e6 * DASK_TASK_MS / 1000 / 60:.0f} minutes). `--chunk {CHUNK}` makes {1e6 / CHUNK:,.0f} tasks, "
+        f"~{rate_small / CHUNK:,.0f} a second, and a worker that dies then redoes at most {CHUNK} photos per task it "
+        "held.",
+        f"- **Storage** decides for phone photos: 1 million × {small_kb:.0f} KB = {small_kb:.0f} GB "
+        f"(~{rate_small * small_kb / 1e6:.1f} GB/s at full speed), but 1 million × {PHONE_PHOTO_MB:.0f} MB = "
+        f"{phone_tb:.0f} TB (~{rate_large * PHONE_PHOTO_MB / 1000:.0f} GB/s to keep the workers busy: a parallel file "
+        f"system; from a single NFS server at ~{NFS_GB_PER_S:.0f} GB/s the batch takes "
+        f"~{phone_tb * 1000 / NFS_GB_PER_S / 60:.0f} minutes however many machines there are). By path, every worker "
+        "reads from the shared file system; with `--send-bytes` it all goes through the batch machine's disk and "
+        "network, which then sets the pace.",
+    ])
+
+
+def points(after: float, before: float) -> str:
+    return f"{(after - before) * 100:+.0f} points"
+
+
+def calibration_curve() -> str:
+    """A set profile's gain by calibration photos a tile: the table and its leave-one-out figures."""
+    result = load("calibration_curve")
+    plain, recoloured, artwork = result, result["recoloured"], result["artwork_set"]
+    counts = [point["photos_per_tile"] for point in plain["curve"]]
+
+    def row(label: str, kind: dict, measure: str) -> str:
+        cells = [f"{point['with_profile'][measure]:.3f}" for point in kind["curve"]]
+        return f"| {label} | {' | '.join(cells)} | {kind['without_profile'][measure]:.3f} |"
+
+    def at(kind: dict, photos: int) -> dict:
+        return next(point for point in kind["curve"] if point["photos_per_tile"] == photos)
+
+    most = max(counts)
+    loo = {name: {k: at(kind, k)["leave_one_out"] for k in counts if k > 1}
+           for name, kind in (("plain", plain), ("recoloured", recoloured))}
+    seconds = [point["build_seconds"] for kind in (plain, recoloured, artwork) for point in kind["curve"]]
+    gain = at(recoloured, most)["with_profile"]
+    return "\n".join([
+        f"**What it measured here** (`{COMMANDS['calibration_curve']}`, JSON in "
+        f"`benchmarks/results/calibration_curve.json`; {plain['onnxruntime_threads']} onnxruntime and "
+        f"{plain['openblas_threads']} OpenBLAS thread). No physical set unseen by the classifier is in the shared "
+        "data, "
+        "so these constructions are weaker than the issue's private set. Calibration photos are composited from crops "
+        "of the source photos the shipped classifier held out (a second hash splits those sources into a calibration "
+        "half and a test half); the test is every labelled box of the test half, top-1:",
+        "",
+        f"| calibration photos a tile | {' | '.join(str(k) for k in counts)} | no profile |",
+        "|---|" + "---|" * (len(counts) + 1),
+        row(f"held-out source photos (many sets; {plain['test_crops']} test crops)", plain, "top1"),
+        row("— its flowers and seasons", plain, "flowers_seasons"),
+        row("the same recoloured (red and blue swapped: a palette no training photo shows)", recoloured, "top1"),
+        row("— its honours", recoloured, "honours"),
+        row(f"one rendered artwork set (gleitz; {artwork['test_crops']} test crops)", artwork, "top1"),
+        "",
+        f"Recoloured, at {most} photos a tile: {points(gain['top1'], recoloured['without_profile']['top1'])} against "
+        f"no profile, honours {points(gain['honours'], recoloured['without_profile']['honours'])}. Leave-one-out "
+        "figures by photo, with / without the profile: "
+        + "; ".join(f"{k} photos a tile {v['accuracy']:.2f} / {v['accuracy_without_profile']:.2f} as they are, "
+                    f"{loo['recoloured'][k]['accuracy']:.2f} / {loo['recoloured'][k]['accuracy_without_profile']:.2f}"
+                    " recoloured" for k, v in loo["plain"].items())
+        + f". Each point of the curve took {min(seconds):.0f}–{max(seconds):.0f} s of wall time, run beside other "
+          "benchmarks.",
+    ])
+
+
+def calibration_speed() -> str:
+    result = load("calibration_speed")
+    loo, no_loo = result["with_leave_one_out"], result["without_leave_one_out"]
+    return (f"`{COMMANDS['calibration_speed']}`, `benchmarks/results/calibration_speed.json`; "
+            f"{result['onnxruntime_threads']} onnxruntime and {result['openblas_threads']} OpenBLAS thread, this "
+            f"shared "
+            f"{result['cpu_count']}-core machine at load average {result['load_average_at_start'][0]:.1f}, medians of "
+            f"{result['runs']} runs): on `{result['data']}` ({loo['photos']} photos, {loo['tiles']} tiles) the whole "
+            f"command takes {loo['median_cpu_seconds']:.1f} s of CPU ({loo['median_wall_seconds']:.0f} s wall) with "
+            f"the {loo['photos']} leave-one-out refits, {no_loo['median_cpu_seconds']:.1f} s of CPU "
+            f"({no_loo['median_wall_seconds']:.0f} s wall) without (`--no-loo`)")
+
+
+def label_studio() -> str:
+    result = load("label_studio_roundtrip")
+    found = result["import_found_photos_by_local_files_path"]
+    by_name = result["import_found_photos_by_name_with_images"]
+    return (f"With Label Studio {result['label_studio_version']}: {found['boxes_matched']} of "
+            f"{found['boxes_expected']} boxes back with their labels by path ({by_name['boxes_matched']} of "
+            f"{by_name['boxes_expected']} by name), largest coordinate difference "
+            f"{max(found['max_coordinate_difference_px'], by_name['max_coordinate_difference_px']):.4f} px (limit "
+            f"{result['tolerance_px']} px); `{COMMANDS['label_studio_roundtrip']}`, "
+            "`benchmarks/results/label_studio_roundtrip.json`")
+
+
+def train_small() -> str:
+    """Fine-tuning the classifier on a small dataset, as they are and recoloured."""
+    plain, recoloured = load("train_classifier_small"), load("train_classifier_small_recoloured")
+    photos = re.match(r"\d+", plain["dataset"])
+
+    def row(label: str, result: dict) -> str:
+        shipped, tuned = result["held_out_top1"]["shipped"], result["held_out_top1"]["fine_tuned"]
+        cells = [f"**{v:.3f}**" if v == max(shipped, tuned) and shipped != tuned else f"{v:.3f}"
+                 for v in (shipped, tuned)]
+        return f"| {label} | {' | '.join(cells)} |"
+
+    def gain(result: dict) -> str:
+        return points(result["held_out_top1"]["fine_tuned"], result["held_out_top1"]["shipped"])
+
+    return "\n".join([
+        f"Measured (`{COMMANDS['train_classifier_small']}`; `{COMMANDS['train_classifier_small_recoloured']}`): the "
+        f"small dataset is the {photos.group() + ' ' if photos else ''}photos of the shipped classifier's validation "
+        f"sources (never trained on); {plain['train_crops']:,} training crops, {plain['held_out_crops']} held-out "
+        f"crops from {len(plain['held_out_sources'])} source photos; {plain['steps']} steps, {plain['torch_threads']} "
+        "torch thread:",
+        "",
+        "| dataset | shipped | fine-tuned |",
+        "|---|---|---|",
+        row("photos as they are (many sets; held-out photos show other sets)", plain),
+        row("the same photos recoloured (red and blue swapped: an appearance the model never saw)", recoloured),
+        "",
+        f"Fine-tuned against shipped: {gain(plain)} as they are, {gain(recoloured)} recoloured. Training took "
+        f"{plain['wall_seconds']:.0f} s (as they are) and {recoloured['wall_seconds']:.0f} s (recoloured) of wall "
+        "time.",
+    ])
+
+
+def scoring_speed(name: str) -> str:
+    result = load(name)
+    wall = result["wall"]
+    return (
+        f"{result['hands']} random hands (parse + score + explanation, pure Python), {result['cpu_count']}-core "
+        f"machine at load average {result['load_average_before'][0]:.1f}: median {wall['median_us']:.0f} µs, "
+        f"p99 {wall['p99_us']:.0f} µs, worst {wall['worst_us'] / 1000:.1f} ms (wall clock); `{COMMANDS[name]}`")
+
+
+def scoring_mcr() -> str:
+    return scoring_speed("scoring")
+
+
+def scoring_hk() -> str:
+    return scoring_speed("scoring-hk")
+
+
+def differential() -> str:
+    result = load("differential")
+    ties = result["categories"].get("equal_total_tie", 0)
+    completeness = result["completeness"]
+    return (f"`{result['command']}`: {result['hands']:,} hands (seed {result['seed']}), {result['same']:,} identical, "
+            f"{ties} equal-total ties, {result['different']} different; the engines disagree on the completeness of "
+            f"{completeness['disagree']} of {completeness['checked']:,} hands with one tile replaced. Under the "
+            "default "
+            f"variant {result['seed_variant_other_total']:,} of these hands "
+            f"({result['seed_variant_other_total'] / result['hands']:.1%}) score another total")
+
+
+def added(photo: dict, stage: str, with_it: str, without: str) -> str:
+    """Milliseconds one step adds, signed, rounded (a saving shows as -, no time either way as +0)."""
+    return f"{round(photo[stage][with_it] - photo[stage][without]) + 0:+d}"
+
+
+def sideways_turned() -> str:
+    """Sideways tiles found on re-laid rows, turned faces read, and what both cost."""
+    before, after = load("backs_sideways_dev_no_look"), load("backs_sideways_dev")
+    test_before, test_after = load("backs_sideways_test"), load("backs_sideways_test_sideways_look")
+    detection, turned = load("detection_dev_sideways"), load("turned_faces_dev")
+    speed, worst = load("sideways_turned_speed"), load("sideways_turned_speed_worst")
+    missed, real = after["sideways_missed_because"], after["real_sideways"]
+    by_angle, hands = turned["by_angle"], turned["whole_hands"]
+    quarter = [by_angle[a]["turn_undoes_angle"] for a in ("90", "270") if a in by_angle]
+    cheap, costly = speed["photo_640"], worst["photo_640"]
+    return (
+        f"On rows re-laid from the development split's own photos with {after['melds_per_row']} claimed melds each "
+        f"({after['photos']} photos, {after['sideways_count']} sideways tiles; `{COMMANDS['backs_sideways_dev']}`, "
+        f"`--no-sideways-check` for before) sideways tiles found go from {before['sideways_recall']:.3f} to "
+        f"{after['sideways_recall']:.3f} — {'**short of' if after['sideways_recall'] < 0.9 else 'meeting'} the 0.90 "
+        f"target{'**' if after['sideways_recall'] < 0.9 else ''} ({missed.get('no_detection', 0)} raise no detection "
+        f"at all, {missed.get('upright_box', 0)} keep an upright box) — while the other tiles "
+        f"({before['other_recall']:.3f} → {after['other_recall']:.3f}) and the rendered backs "
+        f"({before['backs_recall']:.3f} → {after['backs_recall']:.3f}) are found as before; detection on all "
+        f"{detection['photos']} dev photos: recall {detection['recall']:.3f}, precision {detection['precision']:.3f} "
+        f"with the labels as exported (`{COMMANDS['detection_dev_sideways']}`). On the test split's re-laid rows, run "
+        f"once for this report (`{COMMANDS['backs_sideways_test_sideways_look']}`), "
+        f"{test_before['sideways_recall']:.2f} → {test_after['sideways_recall']:.2f} of "
+        f"{test_after['sideways_count']} sideways tiles, backs "
+        f"{test_before['backs_recall']:.3f} → {test_after['backs_recall']:.3f}, other tiles "
+        f"{test_before['other_recall']:.3f} → {test_after['other_recall']:.3f}. The dev photos hold no real claimed "
+        f"meld (their {real['count']} labelled wide boxes: a discard on the wall and two label misfits; found after: "
+        f"{real['recall']:.0%}). The classifier reads a crop whose best probability is under "
+        f"{turned['low_confidence']} at 90, 180 and 270 degrees too and keeps the most confident face if it beats the "
+        f"crop as cut by {turned['margin']} (`vision/turned_faces.py`); the turn is `turn` on each tile of "
+        f"`fanscan photo --json`. On the dev split's {turned['crops_per_angle']:,} labelled tiles cut from the photo "
+        f"turned by a known angle (`{COMMANDS['turned_faces_dev']}`), top-1 as cut / with turns: "
+        + ", ".join(f"{m['top1_as_is']:.3f} / {m['top1_any_turn']:.3f} at {angle}" for angle, m in by_angle.items())
+        + f" degrees (the classifier trained on these photos), whole hands {hands['as_is']['exact']} of "
+          f"{hands['as_is']['photos']} as cut, {hands['any_turn']['exact']} of {hands['any_turn']['photos']} with "
+          "turns. The turn is the one that read best, not a measured orientation: at 90 and 270 degrees "
+          f"{min(quarter):.0%}–{max(quarter):.0%} of turned readings undo the angle, and "
+          f"{by_angle['0']['read_turned']:.0%} of upright crops are read best turned. Cost "
+          f"(`{COMMANDS['sideways_turned_speed']}`, {speed['cpu_count']} cores at load average "
+          f"{speed['load_average']:.1f}): on the test hand photo `vision_speed.py` times "
+          f"({cheap['sideways_candidates']} candidates, {cheap['uncertain_crops']} uncertain crops) "
+          f"{added(cheap, 'detect_ms', 'with_look', 'without_look')} ms to detect and "
+          f"{added(cheap, 'read_ms', 'any_turn', 'as_is')} ms to read; on a dev row with "
+          f"{costly['sideways_candidates']} candidates and {costly['uncertain_crops']} uncertain crops, "
+          f"{added(costly, 'detect_ms', 'with_look', 'without_look')} ms to detect and "
+          f"{added(costly, 'read_ms', 'any_turn', 'as_is')} ms to read "
+          f"(`{COMMANDS['sideways_turned_speed_worst']}`)")
+
+
+def sideways_detector() -> str:
+    """The detector card's one line on sideways tiles."""
+    before, after = load("backs_sideways_dev_no_look"), load("backs_sideways_dev")
+    test_before, test_after = load("backs_sideways_test"), load("backs_sideways_test_sideways_look")
+    return (f"on rows re-laid from development-split photos {before['sideways_recall']:.3f} → "
+            f"{after['sideways_recall']:.3f} found (`{COMMANDS['backs_sideways_dev']}`), on the re-laid test rows "
+            f"{test_before['sideways_recall']:.2f} → {test_after['sideways_recall']:.2f} (measured once, after: "
+            f"`{COMMANDS['backs_sideways_test_sideways_look']}`)")
+
+
 RENDERERS: dict[str, Callable[[], str]] = {
     "recognition": recognition,
     "samples": samples_sentence,
@@ -208,6 +564,18 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "detector-test": detector_test,
     "classifier-test": classifier_test,
     "hand-apart": hand_apart,
+    "web-speed": web_speed,
+    "batch-throughput": batch_throughput,
+    "million-photos": million_photos,
+    "calibration-curve": calibration_curve,
+    "calibration-speed": calibration_speed,
+    "label-studio": label_studio,
+    "train-small": train_small,
+    "scoring-mcr": scoring_mcr,
+    "scoring-hk": scoring_hk,
+    "differential": differential,
+    "sideways-turned": sideways_turned,
+    "sideways-detector": sideways_detector,
 }
 
 
