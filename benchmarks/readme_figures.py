@@ -14,6 +14,7 @@ import argparse
 import json
 import re
 import sys
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -66,6 +67,7 @@ COMMANDS = {
                               "--json benchmarks/results/detection_dev_sideways.json",
     "turned_faces_dev": f"python benchmarks/eval_turned_faces.py --data {DATA}/train --split dev --hands "
                         "--json benchmarks/results/turned_faces_dev.json",
+    "classifier_speed": "python benchmarks/classifier_speed.py --json benchmarks/results/classifier_speed.json",
     "sideways_turned_speed": "python benchmarks/sideways_turned_speed.py "
                              "--json benchmarks/results/sideways_turned_speed.json",
     "sideways_turned_speed_worst": "python benchmarks/sideways_turned_speed.py --photo A_DEV_ROW_PHOTO "
@@ -557,6 +559,96 @@ def sideways_detector() -> str:
             f"`{COMMANDS['backs_sideways_test_sideways_look']}`)")
 
 
+def classifier_test_detail() -> str:
+    """The classifier card's test paragraph: top-1, the errors one by one, the squeezed boxes."""
+    result = load("classifier_test")
+    errors = ", ".join(f"{c['truth']} → {c['predicted']}" + (f" ×{c['count']}" if c["count"] > 1 else "")
+                       for c in result["confusions"])
+    wrong = sum(c["count"] for c in result["confusions"])
+    squeezed = result["broken_boxes"] - result["broken_boxes_wrong"]
+    return (f"**top-1 {result['top1']:.4f}**, every class ≥ **{result['min_class_top1']:.4f}**. The {wrong} errors: "
+            f"{errors}. Of the {result['broken_boxes']} boxes over 3x longer than wide (the squeezed strip photo), "
+            f"{squeezed} are read right (`{COMMANDS['classifier_test']}`)")
+
+
+def lowest_class(result: dict) -> str:
+    name, worst = min(result["per_class"].items(), key=lambda item: item[1]["top1"])
+    return f"{worst['top1']:.4f} (`{name}`)"
+
+
+def classifier_rebuild() -> str:
+    """Shipped run 3 against its rebuild from nothing, on test."""
+    shipped, rebuild = load("classifier_test"), load("classifier_test_reproduction")
+    gap = abs(shipped["top1"] - rebuild["top1"]) * 100
+    low_gap = abs(shipped["min_class_top1"] - rebuild["min_class_top1"]) * 100
+    return "\n".join([
+        "| | run 3 (shipped) | rebuild | difference |",
+        "|---|---|---|---|",
+        f"| test top-1, {shipped['crops']:,} boxes | **{shipped['top1']:.4f}** | {rebuild['top1']:.4f} | "
+        f"{gap:.2f} points (bar: 0.3) |",
+        f"| lowest class on test | {lowest_class(shipped)} | {lowest_class(rebuild)} | {low_gap:.2f} points |",
+        "",
+        f"Commands: `{COMMANDS['classifier_test']}`; rebuild: the same with `--model runs/classifier-repro/model.onnx "
+        "--json benchmarks/results/classifier_test_reproduction.json`.",
+    ])
+
+
+def classifier_per_class() -> str:
+    """Per class: test (shipped, rebuilt) and the development split (shipped; mostly trained on)."""
+    shipped, rebuild, dev = load("classifier_test"), load("classifier_test_reproduction"), load("classifier_dev")
+    lines = ["| class | test, shipped (n) | test, rebuilt | dev, shipped (n) |", "|---|---|---|---|"]
+    for name in dev["classes"]:
+        cells = []
+        for result, with_n in ((shipped, True), (rebuild, False), (dev, True)):
+            row = result["per_class"].get(name)
+            cells.append("—" if row is None else f"{row['top1']:.4f}" + (f" ({row['n']})" if with_n else ""))
+        if cells != ["—"] * 3:
+            lines.append(f"| `{name}` | {' | '.join(cells)} |")
+    return "\n".join(lines)
+
+
+def classifier_speed() -> str:
+    result = load("classifier_speed")
+    return (f"median {result['median_ms_per_crop']:.2f} ms per crop in batches of {result['batch']} "
+            f"({result['median_ms_per_batch']:.1f} ms per batch), {result['threads']} onnxruntime thread, "
+            f"{result['cpu_count']} cores at load average {result['load_average_1min']:.1f} "
+            f"({'under' if result['median_ms_per_crop'] <= result['target_ms_per_crop'] else '**over**'} the "
+            f"{result['target_ms_per_crop']:g}-ms bar): `{COMMANDS['classifier_speed']}`")
+
+
+DETECTOR_TARGET = 0.98  # the detector's recall and precision target on test
+
+
+def detector_misses() -> str:
+    """The detector card's verdict on test and where its misses are."""
+    result = load("detection_test")
+    per_photo = Counter(miss["image"] for miss in result["misses"])
+    worst_photo, worst_count = per_photo.most_common(1)[0] if per_photo else ("", 0)
+
+    def verdict(name: str, value: float) -> str:
+        if value >= DETECTOR_TARGET:
+            return f"{name} meets the {DETECTOR_TARGET} target"
+        return f"{name} is {(DETECTOR_TARGET - value) * 100:.2f} points short of it"
+
+    return (f"**{verdict('Precision', result['precision'])}; {verdict('recall', result['recall'])}.** "
+            f"{len(result['misses'])} misses, {worst_count} of them in one photo (`{worst_photo.split('_jpg')[0]}`), "
+            f"the rest in {max(len(per_photo) - 1, 0)} photos; {len(result['false_positives'])} unmatched detections "
+            f"(`{COMMANDS['detection_test']}`)")
+
+
+def backs_test() -> str:
+    rows = load("backs_sideways_test")
+    return (f"{rows['backs_recall']:.0%} of {rows['backs_count']} found in the same test (rendered backs on real rows, "
+            f"`{COMMANDS['backs_sideways_test']}`)")
+
+
+def detector_calibration() -> str:
+    chosen = load("detector_box_calibration")["chosen"]
+    return (f"F1 {chosen['f1']:.3f} (recall {chosen['recall']:.3f}, precision {chosen['precision']:.3f}) at score "
+            f"threshold {chosen['score_threshold']}, box scale ({chosen['box_scale_x']}, {chosen['box_scale_y']}) "
+            "(`benchmarks/results/detector_box_calibration.json`)")
+
+
 RENDERERS: dict[str, Callable[[], str]] = {
     "recognition": recognition,
     "samples": samples_sentence,
@@ -576,6 +668,13 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "differential": differential,
     "sideways-turned": sideways_turned,
     "sideways-detector": sideways_detector,
+    "classifier-test-detail": classifier_test_detail,
+    "classifier-rebuild": classifier_rebuild,
+    "classifier-per-class": classifier_per_class,
+    "classifier-speed": classifier_speed,
+    "detector-misses": detector_misses,
+    "backs-test": backs_test,
+    "detector-calibration": detector_calibration,
 }
 
 
