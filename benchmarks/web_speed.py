@@ -53,7 +53,19 @@ def summary(runs: list[dict]) -> dict:
             # the least disturbed run: on a shared machine the closest to the cost of the work itself
             "page_ms_min": round(min(r["ms"] for r in runs), 1), "server_ms_min": min(r["server_ms"] for r in runs),
             "page_ms": [round(r["ms"], 1) for r in runs], "server_ms": [r["server_ms"] for r in runs],
-            "server_cpu_ms": [r["server_cpu_ms"] for r in runs], "load_average_1min": round(os.getloadavg()[0], 2)}
+            "server_cpu_ms": [r["server_cpu_ms"] for r in runs], "load_average_1min": round(os.getloadavg()[0], 2),
+            **work_after_upload(runs)}
+
+
+def work_after_upload(runs: list[dict]) -> dict:
+    """The server's own work on a photo request: its time from the upload's last byte to the response (the time
+    before that is the upload arriving at the pace the browser sends it, on this machine while it also decodes the
+    photo for display)."""
+    if not all(r.get("server_upload_ms") is not None for r in runs):
+        return {}
+    return {"server_upload_ms_median": median([r["server_upload_ms"] for r in runs]),
+            "server_work_ms_median": median([r["server_ms"] - r["server_upload_ms"] for r in runs]),
+            "server_work_ms": [round(r["server_ms"] - r["server_upload_ms"], 1) for r in runs]}
 
 
 def photo_runs(browser, url: str, photo: Path, repeat: int) -> dict:
@@ -149,7 +161,8 @@ def main() -> None:
     write_json(args.json, result)
     for key in ("photo_640", "photo_12mp", "fix"):
         r = result[key]
-        print(f"{key}: page {r['page_ms_median']} ms (min {r['page_ms_min']}), server {r['server_ms_median']} ms "
+        work = f", of which the upload {r['server_upload_ms_median']} ms" if "server_upload_ms_median" in r else ""
+        print(f"{key}: page {r['page_ms_median']} ms (min {r['page_ms_min']}), server {r['server_ms_median']} ms{work} "
               f"(min {r['server_ms_min']}, cpu {r['server_cpu_ms_median']} ms), load average {r['load_average_1min']}")
     print("12 MP on the server:", result["server_breakdown_12mp"])
 

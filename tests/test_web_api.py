@@ -337,3 +337,34 @@ def test_path_tricks_serve_nothing_outside_the_static_folder(live_server, path):
     assert status in (400, 404), (path, status)
     for secret in ("[project]", "root:", "def create_app", "import "):
         assert secret not in body
+
+
+def test_server_timing_tells_the_upload_apart_from_the_work():
+    """`upload` is the time until the request's body has arrived: a body that trickles in over 0.3 s shows at least
+    that much upload, and the rest of `app` is the (small) work of answering."""
+    import asyncio
+
+    from fanscan.web.server_timing import ServerTiming
+
+    async def echo_app(scope, receive, send):
+        while (await receive()).get("more_body"):
+            pass
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    chunks = [{"type": "http.request", "body": b"x" * 10, "more_body": True}] * 3
+    chunks.append({"type": "http.request", "body": b"", "more_body": False})
+    sent = []
+
+    async def slow_receive():
+        await asyncio.sleep(0.1)
+        return chunks.pop(0)
+
+    async def send(message):
+        sent.append(message)
+
+    asyncio.run(ServerTiming(echo_app)({"type": "http"}, slow_receive, send))
+    header = dict(sent[0]["headers"])[b"server-timing"].decode()
+    timings = {part.split(";dur=")[0].strip(): float(part.split(";dur=")[1]) for part in header.split(",")}
+    assert timings["upload"] >= 390  # four receives of 0.1 s each
+    assert 0 <= timings["app"] - timings["upload"] < 50

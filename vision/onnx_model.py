@@ -54,6 +54,7 @@ def open_model(path: Path, kind: str, threads: int | None) -> OnnxModel:
     if threads is not None:
         options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.log_severity_level = 3
     try:
         session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

@@ -10,7 +10,8 @@ const state = {
   // being scored is that reading (not a typed one), and whether this photo was kept already (once per photo)
   file: null, handFromPhoto: false, photoKept: false,
 };
-// Timings of what the user waits for (read by benchmarks/web_speed.py): {what, ms, server_ms, server_cpu_ms}.
+// Timings of what the user waits for (read by benchmarks/web_speed.py): {what, ms, server_ms, server_cpu_ms,
+// server_upload_ms (photo only)}.
 window.fanscanTimings = [];
 
 async function api(path, options) {
@@ -18,6 +19,7 @@ async function api(path, options) {
   const timing = response.headers.get("server-timing") || "";
   const serverTiming = /app;dur=([\d.]+)/.exec(timing);
   const serverCpu = /cpu;dur=([\d.]+)/.exec(timing);
+  const serverUpload = /upload;dur=([\d.]+)/.exec(timing);
   let body;
   try {
     body = await response.json();
@@ -29,6 +31,7 @@ async function api(path, options) {
   }
   return {
     body, serverMs: serverTiming ? Number(serverTiming[1]) : null, serverCpuMs: serverCpu ? Number(serverCpu[1]) : null,
+    serverUploadMs: serverUpload ? Number(serverUpload[1]) : null,
   };
 }
 
@@ -86,7 +89,7 @@ async function photoChosen(file) {
   drawProposal();
   await nextFrame();
   window.fanscanTimings.push({what: "photo", ms: performance.now() - started, server_ms: reply.serverMs,
-    server_cpu_ms: reply.serverCpuMs, pipeline_ms: state.proposal.timings_ms});
+    server_cpu_ms: reply.serverCpuMs, server_upload_ms: reply.serverUploadMs, pipeline_ms: state.proposal.timings_ms});
 }
 
 function roleClass(tile) {
