@@ -62,3 +62,14 @@ def test_letterbox_top_left_pads_to_a_multiple() -> None:
     canvas, scale = letterbox(image, 384, 384, pad_multiple=32)
     assert canvas.shape == (256, 384, 3) and scale == pytest.approx(384 / 500)
     assert (canvas[:230] == 9).all() and (canvas[230:] == PAD_GREY).all()
+
+
+def test_sessions_wait_without_spinning() -> None:
+    """Both models' threads sleep while they wait: on a 2-core machine shared with a browser (the phone page on the
+    same machine) or other batch workers, spinning threads took the cores the work needed."""
+    from fanscan.vision.classify import TileClassifier
+    from fanscan.vision.detect import TileDetector
+
+    for model in (TileDetector(threads=2), TileClassifier(threads=2)):
+        options = model.session.get_session_options()
+        assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
