@@ -34,11 +34,15 @@ def web_speed() -> str:
             f"≤ {targets['photo_12mp_page_ms']} ms, server ≤ {targets['photo_12mp_server_ms']} ms", large),
         row("tile fix → new reading", f"≤ {targets['fix_page_ms']} ms", fix),
         "",
-        f"The machine was shared with other jobs (a 1-minute load average of {min(loads):.1f}–{max(loads):.1f} on its "
-        f"{speed['cpu_count']} cores), which stretches every wall time here. The page targets "
+        f"The browser and the server share this machine's {speed['cpu_count']} cores (a 1-minute load average of "
+        f"{min(loads):.1f}–{max(loads):.1f} during the run), which stretches every wall time here. The page targets "
         f"{'hold' if page_holds else '**do not hold**'}; the 12-MP server part "
         f"{'holds' if server_holds else '**does not**'} ({large['server_ms_median']:.0f} ms against "
-        f"{targets['photo_12mp_server_ms']}). Where it goes, per request: detect {split['detect_ms']:.0f} ms, crop "
+        f"{targets['photo_12mp_server_ms']}"
+        + (f"; of it {large['server_upload_ms_median']:.0f} ms receiving the upload and "
+           f"{large['server_work_ms_median']:.0f} ms of the server's own work" if "server_work_ms_median" in large
+           else "")
+        + f"). Where it goes, per request: detect {split['detect_ms']:.0f} ms, crop "
         f"{split['crop_ms']:.0f}, classify {split['classify_ms']:.0f}, group {split['group_ms']:.0f} (the proposal's "
         f"own timings), and {split['upload_decode_and_reply_ms']:.0f} ms for the rest — upload, decoding the JPEG at "
         f"{alone['working_size'].replace('x', '×')} (which took {alone['load_and_scale_ms']:.0f} ms timed alone in "
