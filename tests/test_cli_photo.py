@@ -35,6 +35,9 @@ class LabelPipeline:
 
     names = read_class_names(SAMPLES / "data.yaml")
 
+    def __init__(self, profile=None) -> None:  # called as `default_pipeline(profile)` is
+        pass
+
     def propose(self, loaded):
         height, width = loaded.image.shape[:2]
         tiles = []

@@ -22,3 +22,8 @@ def test_set_default_threads_rebuilds_the_default_pipeline_with_that_many_thread
         assert pipeline.default_pipeline() is worker  # loaded once, then reused
     finally:
         pipeline.set_default_threads(None)
+
+
+def test_no_profile_is_one_pipeline_however_it_is_said():
+    """`default_pipeline()`, `(None)` and `("")` must not load the models three times (each load costs a photo)."""
+    assert pipeline.default_pipeline() is pipeline.default_pipeline(None) is pipeline.default_pipeline("")

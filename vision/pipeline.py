@@ -122,11 +122,16 @@ class Pipeline:
 _default_threads: int | None = None
 
 
+def default_pipeline(profile: str | Path | None = None) -> Pipeline:
+    """The pipeline with the shipped models (and a set profile, when given), loaded once per process: no profile,
+    `None` and `""` are one pipeline, and a profile is one pipeline whether named by a str or a Path."""
+    return _loaded_pipeline(str(profile) if profile else None)
+
+
 # A cache, not state: the shipped models never change while the process runs, and loading them costs about as much
 # as reading one photo, so `propose` and the photo and batch commands share one pipeline per process.
 @functools.cache
-def default_pipeline(profile: str | Path | None = None) -> Pipeline:
-    """The pipeline with the shipped models (and a set profile, when given), loaded once per process."""
+def _loaded_pipeline(profile: str | None) -> Pipeline:
     if _default_threads is None:
         return Pipeline(profile=profile)
     from fanscan.vision.classify import TileClassifier
@@ -141,7 +146,7 @@ def set_default_threads(threads: int | None) -> None:
     are dropped)."""
     global _default_threads
     _default_threads = threads
-    default_pipeline.cache_clear()
+    _loaded_pipeline.cache_clear()
 
 
 def propose(image: str | Path | np.ndarray | LoadedImage) -> HandProposal:

@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     check_port_free(args.host, args.port)
     # Load the models now, not on the first photo; a bad profile is one error here, not one per photo. The photo
     # requests name the same profile, so they find this pipeline in default_pipeline's cache.
-    pipeline = default_pipeline(args.profile) if args.profile else default_pipeline()
+    pipeline = default_pipeline(args.profile)
     profile = pipeline.classifier.profile
     profile_name = (profile.name or Path(args.profile).stem) if profile is not None else None
     if args.host not in LOCAL_HOSTS:
