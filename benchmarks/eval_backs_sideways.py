@@ -28,7 +28,6 @@ them, not how it does on a real set's backs.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -40,7 +39,7 @@ from fanscan.vision import splits
 from fanscan.vision.detect import TileDetector
 from fanscan.vision.detection_metrics import iou_matrix, match
 from fanscan.vision.yolo_data import iter_split
-from results_file import ROOT, write_json
+from results_file import ROOT, report
 
 DEFAULT_ARTWORK = ROOT.parent / "shared" / "artwork" / "fluffystuff-cc0"
 # Labelled tiles form one row when their centres lie within this share of the median tile height of one line.
@@ -243,10 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     result["sideways_missed_because"] = misses
     if not args.legacy:
         result["real_sideways"] = {"photos": real[0], "count": real[2], "recall": round(real[1] / max(real[2], 1), 4)}
-    print(json.dumps(result, indent=2))
-    if args.json:
-        write_json(args.json, result)
-    return 0
+    return report(result, args.json)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ upstream boxes are loose); untrusted boxes and copies that cannot be turned back
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 import tempfile
@@ -35,7 +34,7 @@ from fanscan.vision.crops import CropSpec, crop_box
 from fanscan.vision.dataset_classes import guess_table
 from fanscan.vision.turned_faces import LOW_CONFIDENCE, MARGIN, TURNS, choose_turns, turn_crop
 from fanscan.vision.yolo_data import find_data_yaml, iter_split, read_class_names
-from results_file import write_json
+from results_file import report
 
 ANGLES = (0, 90, 180, 270)
 ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
@@ -166,10 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.hands:
         result["whole_hands"] = whole_hands(args.data, args.split, classifier)
     result["seconds"] = round(time.perf_counter() - started, 1)
-    print(json.dumps(result, indent=2))
-    if args.json:
-        write_json(args.json, result)
-    return 0
+    return report(result, args.json)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,14 @@ def write_json(path: str | Path, data: Any, indent: int = 2) -> Path:
     return path
 
 
+def report(result: Any, path: str | Path | None) -> int:
+    """Print `result` as JSON and, when `path` is given, write it there too; the script's exit status (0)."""
+    print(json.dumps(result, indent=2))
+    if path:
+        write_json(path, result)
+    return 0
+
+
 def shown_path(path: str | Path) -> str:
     """A path as the README writes it: relative to the repository root (`../shared/data/...`), so that result files
     do not depend on where the checkout lies."""

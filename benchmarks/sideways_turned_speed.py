@@ -12,7 +12,6 @@ warm-up. The added milliseconds are what the two steps add to `vision_speed.py`'
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -29,7 +28,7 @@ from fanscan.vision.detect import TileDetector
 from fanscan.vision.load import load_image
 from fanscan.vision.sideways import candidates
 from fanscan.vision.turned_faces import LOW_CONFIDENCE, read_any_turn
-from results_file import write_json
+from results_file import report
 from vision_speed import pick_photo
 
 
@@ -89,10 +88,7 @@ def main(argv: list[str] | None = None) -> int:
             "photo_640": photo_costs(photo, detector, classifier, args.repeat),
             "photo_12mp": photo_costs(big, detector, classifier, max(5, args.repeat // 3)),
         }
-    print(json.dumps(result, indent=2))
-    if args.json:
-        write_json(args.json, result)
-    return 0
+    return report(result, args.json)
 
 
 if __name__ == "__main__":

@@ -68,16 +68,22 @@ def work_after_upload(runs: list[dict]) -> dict:
             "server_work_ms": [round(r["server_ms"] - r["server_upload_ms"], 1) for r in runs]}
 
 
+def page_with_photo(browser, url: str, photo: Path):
+    """A fresh phone-sized page of the app that has chosen `photo` and drawn its tiles: (context, page)."""
+    context = browser.new_context(viewport=PHONE_VIEWPORT, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    page.goto(url + "/")
+    page.wait_for_selector("body[data-ready=yes]")
+    page.set_input_files("#photo-input", str(photo))
+    page.wait_for_function("window.fanscanTimings.some(t => t.what === 'photo')", timeout=60000)
+    return context, page
+
+
 def photo_runs(browser, url: str, photo: Path, repeat: int) -> dict:
     """Fresh page each run: choose the photo, wait for the outlines; the page's and the server's times."""
     runs = []
     for _ in range(repeat + 1):
-        context = browser.new_context(viewport=PHONE_VIEWPORT, has_touch=True, is_mobile=True)
-        page = context.new_page()
-        page.goto(url + "/")
-        page.wait_for_selector("body[data-ready=yes]")
-        page.set_input_files("#photo-input", str(photo))
-        page.wait_for_function("window.fanscanTimings.some(t => t.what === 'photo')", timeout=60000)
+        context, page = page_with_photo(browser, url, photo)
         runs.append(page.evaluate("window.fanscanTimings.find(t => t.what === 'photo')"))
         tiles = page.locator("#overlay g").count()
         context.close()
@@ -93,12 +99,7 @@ def photo_runs(browser, url: str, photo: Path, repeat: int) -> dict:
 
 def fix_runs(browser, url: str, photo: Path, repeat: int) -> dict:
     """One page: tap tile 11, choose a face from the palette, wait for the new reading; alternately E and W."""
-    context = browser.new_context(viewport=PHONE_VIEWPORT, has_touch=True, is_mobile=True)
-    page = context.new_page()
-    page.goto(url + "/")
-    page.wait_for_selector("body[data-ready=yes]")
-    page.set_input_files("#photo-input", str(photo))
-    page.wait_for_function("window.fanscanTimings.some(t => t.what === 'photo')", timeout=60000)
+    context, page = page_with_photo(browser, url, photo)
     for n in range(repeat + 1):
         page.locator(f"#tile-strip button[data-number='{FIX_TILE}']").tap()
         page.locator(f"#palette-faces button[data-tile='{FIX_FACES[n % 2]}']").tap()
