@@ -34,6 +34,8 @@ from pathlib import Path
 
 from results_file import ROOT, write_json
 
+from fanscan.batch_cluster import auto_chunk
+
 SAMPLES = ROOT / "datasets" / "samples" / "images"
 OUT = ROOT / "benchmarks" / "results" / "batch_throughput.json"
 
@@ -121,7 +123,8 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=13, help="how many times the folder is repeated (default 13)")
     parser.add_argument("--repeats", type=int, default=3,
                         help="batches of each kind, in rotating order (default 3; medians reported)")
-    parser.add_argument("--chunk", type=int, default=1, help="photos per Dask task for the two cluster batches")
+    parser.add_argument("--chunk", type=int,
+                        help="photos per Dask task for the two cluster batches (default: the batch's own choice)")
     parser.add_argument("--json", type=Path, default=OUT, help=f"result file (default {OUT.relative_to(ROOT)})")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temporary, ExitStack() as stack:
@@ -129,7 +132,7 @@ def main() -> None:
         folder.mkdir()
         photos = make_folder(args.folder, args.copies, folder)
         address = start_cluster(stack, 2)
-        chunk = ["--chunk", str(args.chunk)] if args.chunk != 1 else []
+        chunk = ["--chunk", str(args.chunk)] if args.chunk else []
         kinds = {"in_process": [], "workers_2": ["--workers", "2", *chunk],
                  "scheduler_2_workers": ["--scheduler", address, *chunk]}
         runs: dict[str, list[dict]] = {kind: [] for kind in kinds}
@@ -148,7 +151,7 @@ def main() -> None:
     base_steady = summary["in_process"]["median_steady_photos_per_s"]
     result = {
         "photos": photos, "source_folder": str(args.folder), "copies": args.copies, "repeats": args.repeats,
-        "chunk": args.chunk,
+        "chunk": args.chunk or {"photos_per_task": auto_chunk(photos, 2), "threads": 2},
         "cpu_count": os.cpu_count(), "python": platform.python_version(),
         "threads": {"in_process": "detector min(2, cores) onnxruntime threads, classifier 1",
                     "dask_worker": "1 process, 1 thread, 1 onnxruntime thread per model, cv2 1 thread"},

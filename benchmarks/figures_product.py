@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from figure_sources import COMMANDS, load, median
 
+from fanscan.batch_cluster import MAX_AUTO_CHUNK
+
 
 def web_speed() -> str:
     """`fanscan serve` in a real browser: the table, whether each target holds, and where the server's time goes."""
@@ -77,18 +79,21 @@ def batch_throughput() -> str:
     ]
     lines += [f"| {label} | {result[kind]['median_photos_per_s']:.2f} | {ratio[kind]:.2f} | "
               f"{result[kind]['median_steady_photos_per_s']:.2f} | {steady[kind]:.2f} |" for kind, label in BATCHES]
+    chunk = result["chunk"]
+    per_task = (f"{chunk['photos_per_task']} photos a task, the batch's own choice for {result['photos']} photos on "
+                f"{chunk['threads']} worker threads" if isinstance(chunk, dict) else f"`--chunk {chunk}`")
     lines += [
         "",
-        f"The machine is shared: the load average before each batch was {min(loads):.1f} to {max(loads):.1f}. Two "
+        f"Both cluster batches ran with {per_task}. The machine is shared: the load "
+        f"average before each batch was {min(loads):.1f} to {max(loads):.1f}. Two "
         f"worker processes score {steady['workers_2']:.2f} times as many photos per second as one batch process once "
-        "they run (the in-process detector's second thread keeps the second core only partly busy); a cluster batch "
+        "they run (in one process, only the models' inner loops use the second core); a cluster batch "
         "pays for its start, though: the local cluster's fork server and workers, or the connection to the "
         "scheduler, and the models loaded in each worker (its first row comes a median "
         f"{first_row['workers_2'] - first_row['in_process']:.1f} s after the in-process one's). So on "
         f"{result['photos']} photos `--workers 2` is {ratio['workers_2']:.2f} times the in-process batch end to end "
         f"({'at least' if ratio['workers_2'] >= ASKED_RATIO else 'not'} the {ASKED_RATIO} the issue asked for); the "
-        "external scheduler, a third process on the same cores with one round trip per photo, "
-        f"{ratio['scheduler_2_workers']:.2f} times.",
+        f"external scheduler {ratio['scheduler_2_workers']:.2f} times.",
     ]
     return "\n".join(lines)
 
@@ -105,7 +110,7 @@ DASK_TASK_MS = 1.0  # the scheduler's cost per task, Dask's own figure
 NFS_GB_PER_S = 1.0  # a single NFS server, assumed
 
 
-CHUNK = 32
+CHUNK = MAX_AUTO_CHUNK  # what `fanscan batch` chooses for a million photos unless `--chunk` says otherwise
 
 
 def million_photos() -> str:
@@ -131,7 +136,8 @@ def million_photos() -> str:
         "scheduler and client, sharing the busy cores with the workers, got through "
         f"{batch['scheduler_empty_tasks_per_s']:.0f} empty tasks/s: `{COMMANDS['batch_throughput']}`): one task per "
         f"photo would make it the bottleneck (1 million tasks at {DASK_TASK_MS:.0f} ms: "
-        f"~{1e6 * DASK_TASK_MS / 1000 / 60:.0f} minutes). `--chunk {CHUNK}` makes {1e6 / CHUNK:,.0f} tasks, "
+        f"~{1e6 * DASK_TASK_MS / 1000 / 60:.0f} minutes). The default, {CHUNK} photos a task for a batch this size, "
+        f"makes {1e6 / CHUNK:,.0f} tasks, "
         f"~{rate_small / CHUNK:,.0f} a second, and a worker that dies then redoes at most {CHUNK} photos per task it "
         "held.",
         f"- **Storage** decides for phone photos: 1 million × {small_kb:.0f} KB = {small_kb:.0f} GB "

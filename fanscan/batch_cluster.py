@@ -7,7 +7,10 @@ cluster, rows streamed back to the batch process as they finish.
   thread per model and one OpenCV thread, so that N processes on N cores do not fight over them.
 - Photos go by path (the workers share the file system); a worker that cannot see a path answers `NOT_VISIBLE` and
   that photo is sent again as bytes, read here. `send_bytes` sends every photo as bytes from the start.
-- At most `in_flight` photos are submitted at a time, so that a million photos do not make a million futures.
+- Photos go `chunk` to a task. Unless the user gives `--chunk`, `auto_chunk` sizes it from the number of photos and
+  worker threads: one photo a task costs a scheduler round trip and a result message per photo, which on a small
+  machine takes CPU from the workers themselves (measured in `benchmarks/batch_throughput.py`).
+- At most `in_flight` tasks are submitted at a time, so that a million photos do not make a million futures.
 - A worker that dies has its photos rescheduled by Dask (up to `distributed.scheduler.allowed-failures` deaths per
   photo, then the photo is an error row). Rows are only written by the caller, one per photo.
 """
@@ -20,7 +23,7 @@ import logging
 import multiprocessing
 import multiprocessing.forkserver
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
@@ -31,6 +34,10 @@ from fanscan.batch_rows import NOT_VISIBLE, PhotoJob, error_row, score_jobs_on_w
 from fanscan.scoring.errors import FanscanError
 
 CONNECT_TIMEOUT_S = 20
+# `auto_chunk`: about this many tasks per worker thread, so that the last task to finish leaves the others idle for
+# at most a few per cent of the batch; and no more photos a task than this, so that a worker that dies costs little.
+TASKS_PER_THREAD = 16
+MAX_AUTO_CHUNK = 16
 # What the fork server of a local cluster's workers imports once, so that each worker forked from it starts warm.
 WORKER_PRELOAD = ["distributed", "numpy", "cv2", "onnxruntime", "fanscan.vision.pipeline", "fanscan.vision.classify",
                   "fanscan.batch_rows", "fanscan.batch_worker"]
@@ -56,6 +63,12 @@ def start_worker_fork_server() -> None:
     multiprocessing.forkserver.ensure_running()
 
 
+def auto_chunk(photos: int, threads: int) -> int:
+    """Photos per Dask task when `--chunk` is not given: about `TASKS_PER_THREAD` tasks per worker thread, between 1
+    and `MAX_AUTO_CHUNK` photos each."""
+    return max(1, min(MAX_AUTO_CHUNK, photos // max(1, threads * TASKS_PER_THREAD)))
+
+
 def _client(stack: ExitStack, scheduler: str | None, workers: int | None):
     distributed = _distributed()
     if scheduler:
@@ -75,10 +88,11 @@ def _client(stack: ExitStack, scheduler: str | None, workers: int | None):
     return stack.enter_context(distributed.Client(cluster))
 
 
-def cluster_rows(files: Iterable[BatchFile], settings: dict[str, Any], *, scheduler: str | None = None,
-                 workers: int | None = None, send_bytes: bool = False, chunk: int = 1,
+def cluster_rows(files: Sequence[BatchFile], settings: dict[str, Any], *, scheduler: str | None = None,
+                 workers: int | None = None, send_bytes: bool = False, chunk: int | None = None,
                  note: Callable[[str], None] = print) -> Iterator[dict[str, Any]]:
-    """The rows of `files`, scored on a Dask cluster, in the order they finish."""
+    """The rows of `files`, scored on a Dask cluster, in the order they finish; `chunk` photos a task (None: sized
+    by `auto_chunk`)."""
     _distributed()
     from fanscan.batch_worker import PLUGIN_NAME, ModelLoader, worker_model_versions
 
@@ -101,9 +115,11 @@ def cluster_rows(files: Iterable[BatchFile], settings: dict[str, Any], *, schedu
                                f"({settings['models']}); install the same fanscan on every worker")
         info = client.scheduler_info()
         threads = sum(w["nthreads"] for w in info["workers"].values())
+        chunk = chunk or auto_chunk(len(files), threads)
         # The scheduler's web server runs without Bokeh too, but its dashboard pages need Bokeh (where it runs).
         dashboard = "dashboard" in info.get("services", {}) and (scheduler or importlib.util.find_spec("bokeh"))
-        note(f"Dask: {client.scheduler.address}, {len(info['workers'])} workers, {threads} threads"
+        note(f"Dask: {client.scheduler.address}, {len(info['workers'])} workers, {threads} threads, "
+             f"{chunk} photo{'s' if chunk > 1 else ''} a task"
              + (f"; dashboard {client.dashboard_link}" if dashboard else "; no dashboard (pip install bokeh)"))
         yield from _stream(client, files, settings, send_bytes, in_flight=max(32, 4 * threads), note=note,
                            chunk=chunk)

@@ -123,3 +123,17 @@ def test_a_worker_killed_midway_has_its_photos_redone_once(tmp_path):
     rows = [json.loads(line) for line in table.read_text(encoding="utf-8").splitlines()]
     assert collections.Counter(r["file"] for r in rows) == collections.Counter(p.name for p in folder.iterdir())
     assert not any("not scored on the cluster" in (r.get("error") or "") for r in rows)
+
+
+@pytest.mark.parametrize("photos", [1, 31, 32, 64, 65, 260, 511, 512, 10_000, 1_000_000])
+@pytest.mark.parametrize("threads", [1, 2, 8, 400])
+def test_the_default_chunk_gives_each_thread_many_tasks_of_at_most_16_photos(photos, threads):
+    from fanscan.batch_cluster import auto_chunk
+
+    chunk = auto_chunk(photos, threads)
+    tasks = -(-photos // chunk)
+    assert 1 <= chunk <= 16
+    if chunk > 1:  # grouping photos never leaves a thread fewer than 16 tasks...
+        assert tasks >= 16 * threads
+    if chunk < 16:  # ...and one more photo a task would leave a thread fewer than 16 full tasks
+        assert photos // (chunk + 1) < 16 * threads

@@ -55,9 +55,9 @@ def add_parser(subparsers) -> None:
     cluster.add_argument("--send-bytes", action="store_true",
                          help="send every photo's bytes to the workers (default: its path, and its bytes only to "
                               "a worker that cannot see the path)")
-    cluster.add_argument("--chunk", type=int, default=1, metavar="K",
-                         help="photos per Dask task (default 1; more for hundreds of workers: fewer tasks for the "
-                              "scheduler, more photos redone when a worker dies)")
+    cluster.add_argument("--chunk", type=int, metavar="K",
+                         help="photos per Dask task (default: about 16 tasks per worker thread, 1 to 16 photos "
+                              "each; more photos a task: less work for the scheduler, more redone when a worker dies)")
     parser.add_argument("--json-progress", action="store_true",
                         help="progress on stderr as one JSON object per photo, and a summary object")
     parser.set_defaults(run=run)
@@ -100,9 +100,9 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else None
     if args.workers is not None and args.workers < 1:
         raise FanscanError(f"--workers {args.workers}: give at least 1")
-    if args.chunk < 1:
+    if args.chunk is not None and args.chunk < 1:
         raise FanscanError(f"--chunk {args.chunk}: give at least 1")
-    if (args.send_bytes or args.chunk != 1) and not (args.workers or args.scheduler):
+    if (args.send_bytes or args.chunk is not None) and not (args.workers or args.scheduler):
         raise FanscanError("--send-bytes and --chunk are for a Dask cluster: add --workers N or --scheduler ADDRESS")
     if args.workers:
         from fanscan.batch_cluster import start_worker_fork_server
