@@ -10,6 +10,8 @@ cluster, rows streamed back to the batch process as they finish.
 - Photos go `chunk` to a task. Unless the user gives `--chunk`, `auto_chunk` sizes it from the number of photos and
   worker threads: one photo a task costs a scheduler round trip and a result message per photo, which on a small
   machine takes CPU from the workers themselves (measured in `benchmarks/batch_throughput.py`).
+- While the cluster starts (a second or more: Dask imported, workers started or reached, models loaded in each),
+  the batch process scores photos itself, so that no core waits; the rest go to the cluster.
 - At most `in_flight` tasks are submitted at a time, so that a million photos do not make a million futures.
 - A worker that dies has its photos rescheduled by Dask (up to `distributed.scheduler.allowed-failures` deaths per
   photo, then the photo is an error row). Rows are only written by the caller, one per photo.
@@ -23,14 +25,15 @@ import logging
 import multiprocessing
 import multiprocessing.forkserver
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from fanscan.batch_files import BatchFile
-from fanscan.batch_rows import NOT_VISIBLE, PhotoJob, error_row, score_jobs_on_worker
+from fanscan.batch_rows import NOT_VISIBLE, PhotoJob, error_row, score_job, score_jobs_on_worker
 from fanscan.scoring.errors import FanscanError
 
 CONNECT_TIMEOUT_S = 20
@@ -43,11 +46,16 @@ WORKER_PRELOAD = ["distributed", "numpy", "cv2", "onnxruntime", "fanscan.vision.
                   "fanscan.batch_rows", "fanscan.batch_worker"]
 
 
+def require_dask() -> None:
+    """Without Dask, say so before anything starts (finding the package is instant; importing it takes a while)."""
+    if importlib.util.find_spec("distributed") is None:
+        raise FanscanError("--scheduler and --workers need Dask: pip install 'fanscan[cluster]'")
+
+
 def _distributed():
-    try:
-        import distributed
-    except ImportError:
-        raise FanscanError("--scheduler and --workers need Dask: pip install 'fanscan[cluster]'") from None
+    require_dask()
+    import distributed
+
     return distributed
 
 
@@ -56,7 +64,7 @@ def start_worker_fork_server() -> None:
     `WORKER_PRELOAD` meanwhile. A spawned worker would import Dask, OpenCV and onnxruntime itself, seconds of start-up
     that a batch of a few hundred photos notices; a plain fork of this process would inherit any OpenCV thread pool
     it runs (a library caller's), which hangs the child. Call it early: its imports overlap this process's work."""
-    _distributed()  # without Dask, say so before starting anything
+    require_dask()
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return
     multiprocessing.get_context("forkserver").set_forkserver_preload(WORKER_PRELOAD)
@@ -69,71 +77,112 @@ def auto_chunk(photos: int, threads: int) -> int:
     return max(1, min(MAX_AUTO_CHUNK, photos // max(1, threads * TASKS_PER_THREAD)))
 
 
+def task_sizes(photos: int, chunk: int, threads: int) -> Iterator[int]:
+    """Photos per task in submission order: `chunk`, tapering to single photos at the end (at most a half of what is
+    left per thread), so that the last tasks to finish are short and no worker waits long for the others."""
+    left = photos
+    while left > 0:
+        size = min(chunk, max(1, left // (2 * threads)))
+        yield size
+        left -= size
+
+
 def _client(stack: ExitStack, scheduler: str | None, workers: int | None):
+    """A client of the scheduler at `scheduler`, or of a new local cluster of `workers` processes; both closed by
+    `stack`. Not entered as context managers: a client remembers the thread that entered it, and this runs in the
+    starting thread while the batch's own thread closes it."""
     distributed = _distributed()
     if scheduler:
         try:
-            return stack.enter_context(distributed.Client(scheduler, timeout=CONNECT_TIMEOUT_S))
+            client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT_S)
         except (OSError, TimeoutError, ValueError) as error:
             raise FanscanError(f"{scheduler}: cannot reach a Dask scheduler ({type(error).__name__}: "
                                f"{str(error).splitlines()[0] if str(error) else ''})") from None
+        stack.callback(client.close)
+        return client
     if "forkserver" in multiprocessing.get_all_start_methods():
         import dask
 
         start_worker_fork_server()  # a no-op when the batch command started it already
         dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})
-    cluster = stack.enter_context(distributed.LocalCluster(  # any free ports: several batches may run at once
+    cluster = distributed.LocalCluster(  # any free ports: several batches may run at once
         n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", scheduler_port=0,
-        dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR))
-    return stack.enter_context(distributed.Client(cluster))
+        dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
+    stack.callback(cluster.close)
+    client = distributed.Client(cluster)
+    stack.callback(client.close)
+    return client
 
 
 def cluster_rows(files: Sequence[BatchFile], settings: dict[str, Any], *, scheduler: str | None = None,
                  workers: int | None = None, send_bytes: bool = False, chunk: int | None = None,
                  note: Callable[[str], None] = print) -> Iterator[dict[str, Any]]:
     """The rows of `files`, scored on a Dask cluster, in the order they finish; `chunk` photos a task (None: sized
-    by `auto_chunk`)."""
-    _distributed()
+    by `auto_chunk`).
+
+    Starting a cluster (importing Dask, starting or reaching the scheduler and workers, loading the models in each)
+    takes a second or more, in a background thread; meanwhile this process scores photos itself, in order, so that
+    the cores are not left idle while the cluster starts. The rest go to the cluster."""
+    require_dask()
+    with ExitStack() as stack, ThreadPoolExecutor(1, thread_name_prefix="fanscan-dask-start") as starter:
+        starting = starter.submit(_ready_client, stack, scheduler, workers, settings)
+        scored_here = 0
+        while scored_here < len(files) and not starting.done():
+            yield score_job(PhotoJob(files[scored_here]), settings)
+            scored_here += 1
+        client, threads, dashboard = starting.result()
+        rest = files[scored_here:]
+        chunk = chunk or auto_chunk(len(rest), threads)
+        info = client.scheduler_info()
+        note(f"Dask: {client.scheduler.address}, {len(info['workers'])} workers, {threads} threads, "
+             f"{chunk} photo{'s' if chunk > 1 else ''} a task; {scored_here} photo{'s' if scored_here != 1 else ''} "
+             "scored here while it started" + (f"; dashboard {dashboard}" if dashboard else
+                                               "; no dashboard (pip install bokeh)"))
+        if rest:
+            yield from _stream(client, rest, settings, send_bytes, in_flight=max(32, 4 * threads), note=note,
+                               chunk=chunk, threads=threads)
+
+
+def _ready_client(stack: ExitStack, scheduler: str | None, workers: int | None,
+                  settings: dict[str, Any]) -> tuple[Any, int, str | None]:
+    """A client of a cluster whose workers have loaded the same models as `settings` says; its thread count and
+    its dashboard link (None without one)."""
     from fanscan.batch_worker import PLUGIN_NAME, ModelLoader, worker_model_versions
 
-    with ExitStack() as stack:
-        client = _client(stack, scheduler, workers)
-        try:
-            client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
-        except TimeoutError:
-            raise FanscanError(f"{client.scheduler.address}: no Dask worker joined within "
-                               f"{CONNECT_TIMEOUT_S} s") from None
-        try:
-            client.register_plugin(ModelLoader(), name=PLUGIN_NAME)
-        except Exception as error:  # a worker that cannot load the models: say which error, once
-            raise FanscanError(f"Dask workers cannot load the models ({type(error).__name__}: {error})") from None
-        mismatched = {address: versions for address, versions in client.run(worker_model_versions).items()
-                      if versions != settings["models"]}
-        if mismatched:
-            address, versions = next(iter(mismatched.items()))
-            raise FanscanError(f"Dask worker {address} has other models ({versions}) than this batch "
-                               f"({settings['models']}); install the same fanscan on every worker")
-        info = client.scheduler_info()
-        threads = sum(w["nthreads"] for w in info["workers"].values())
-        chunk = chunk or auto_chunk(len(files), threads)
-        # The scheduler's web server runs without Bokeh too, but its dashboard pages need Bokeh (where it runs).
-        dashboard = "dashboard" in info.get("services", {}) and (scheduler or importlib.util.find_spec("bokeh"))
-        note(f"Dask: {client.scheduler.address}, {len(info['workers'])} workers, {threads} threads, "
-             f"{chunk} photo{'s' if chunk > 1 else ''} a task"
-             + (f"; dashboard {client.dashboard_link}" if dashboard else "; no dashboard (pip install bokeh)"))
-        yield from _stream(client, files, settings, send_bytes, in_flight=max(32, 4 * threads), note=note,
-                           chunk=chunk)
+    client = _client(stack, scheduler, workers)
+    try:
+        client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
+    except TimeoutError:
+        raise FanscanError(f"{client.scheduler.address}: no Dask worker joined within "
+                           f"{CONNECT_TIMEOUT_S} s") from None
+    try:
+        client.register_plugin(ModelLoader(), name=PLUGIN_NAME)
+    except Exception as error:  # a worker that cannot load the models: say which error, once
+        raise FanscanError(f"Dask workers cannot load the models ({type(error).__name__}: {error})") from None
+    mismatched = {address: versions for address, versions in client.run(worker_model_versions).items()
+                  if versions != settings["models"]}
+    if mismatched:
+        address, versions = next(iter(mismatched.items()))
+        raise FanscanError(f"Dask worker {address} has other models ({versions}) than this batch "
+                           f"({settings['models']}); install the same fanscan on every worker")
+    info = client.scheduler_info()
+    threads = sum(w["nthreads"] for w in info["workers"].values())
+    # The scheduler's web server runs without Bokeh too, but its dashboard pages need Bokeh (where it runs).
+    dashboard = "dashboard" in info.get("services", {}) and (scheduler or importlib.util.find_spec("bokeh"))
+    return client, threads, client.dashboard_link if dashboard else None
 
 
-def _stream(client, files: Iterable[BatchFile], settings: dict[str, Any], send_bytes: bool, in_flight: int,
-            note: Callable[[str], None], chunk: int = 1) -> Iterator[dict[str, Any]]:
-    """Submit the photos `chunk` per task, at most `in_flight` tasks at a time; yield each row as its task ends."""
+def _stream(client, files: Sequence[BatchFile], settings: dict[str, Any], send_bytes: bool, in_flight: int,
+            note: Callable[[str], None], chunk: int = 1, threads: int = 1) -> Iterator[dict[str, Any]]:
+    """Submit the photos in tasks of `task_sizes`, at most `in_flight` tasks at a time; yield each row as its task
+    ends."""
     from fanscan.vision.load import read_image_file
 
     distributed = _distributed()
     run_id = uuid.uuid4().hex[:8]
     counter = itertools.count()
     waiting = iter(files)
+    sizes = task_sizes(len(files), chunk, threads)
     submitted: dict[str, list[PhotoJob]] = {}
     completed = distributed.as_completed()
     told_about_bytes = False
@@ -156,7 +205,7 @@ def _stream(client, files: Iterable[BatchFile], settings: dict[str, Any], send_b
 
     def refill() -> Iterator[dict[str, Any]]:
         while len(submitted) < in_flight:
-            jobs = [PhotoJob(file) for file in itertools.islice(waiting, chunk)]
+            jobs = [PhotoJob(file) for file in itertools.islice(waiting, next(sizes, 0))]
             if not jobs:
                 return
             yield from submit(jobs, send_bytes)

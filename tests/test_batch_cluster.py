@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -55,30 +56,80 @@ def test_two_worker_processes_give_the_in_process_rows(capsys, tmp_path):
     assert code_there == code_here == 1
 
 
+def cluster_rows_begun(progress_lines, after: int) -> bool:
+    """Read `--json-progress` lines until `after` rows have come from the cluster (the batch scores photos itself
+    while the cluster starts: those rows come before its "Dask: ..." note). False when the batch ended first."""
+    from_cluster = None
+    for line in progress_lines:
+        event = json.loads(line)
+        if event["event"] == "note" and event["text"].startswith("Dask:"):
+            from_cluster = 0
+        elif event["event"] == "row" and from_cluster is not None:
+            from_cluster += 1
+            if from_cluster == after:
+                return True
+    return False
+
+
 def test_a_cluster_batch_killed_midway_resumes_with_every_photo_once(tmp_path):
-    folder = photos(tmp_path / "photos", sorted(p.name for p in (SAMPLES / "images").glob("*.jpg")))
+    folder = photos(tmp_path / "photos", sorted(p.name for p in (SAMPLES / "images").glob("*.jpg")), copies=3)
     table = tmp_path / "scores.jsonl"
     command = [sys.executable, "-m", "fanscan.cli", "batch", str(folder), "--out", str(table), "--workers", "2"]
-    batch = subprocess.Popen(command, stderr=subprocess.DEVNULL, start_new_session=True)
+    batch = subprocess.Popen([*command, "--json-progress"], stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and batch.poll() is None:
-            if table.exists() and table.read_bytes().count(b"\n") >= 3:
-                break
-            time.sleep(0.02)
+        killed_midway = cluster_rows_begun(batch.stderr, after=3)
         batch.send_signal(signal.SIGKILL)  # the batch process only: its scheduler with it, its workers orphaned
         batch.wait(timeout=30)
     finally:
         time.sleep(0.5)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(batch.pid, signal.SIGKILL)  # the orphaned workers of the killed batch, if any are left
+        batch.stderr.close()
     rows_at_kill = table.read_bytes().count(b"\n")
-    assert 3 <= rows_at_kill < 20, "not killed midway"
+    assert killed_midway and rows_at_kill < 60, "not killed while the cluster was scoring"
     again = subprocess.run(command, capture_output=True, text=True, timeout=180)
     assert again.returncode == 1, again.stderr[-2000:]  # hand_020 and the 13-tile photos are error rows
     files = [json.loads(line)["file"] for line in table.read_text(encoding="utf-8").splitlines()]
     assert collections.Counter(files) == collections.Counter(p.name for p in folder.iterdir())
-    assert f"{rows_at_kill} of 20 files already in" in again.stderr
+    assert f"{rows_at_kill} of 60 files already in" in again.stderr
+
+
+def test_the_batch_scores_photos_itself_while_the_cluster_starts(tmp_path, monkeypatch, capsys):
+    from fanscan import batch_cluster
+
+    folder = photos(tmp_path / "photos", ("hand_001.jpg", "hand_007.jpg", "hand_016.jpg", "hand_020.jpg"),
+                    copies=2)
+    scored_here = []
+    cluster_ready = threading.Event()
+    real_score_job, real_ready_client = batch_cluster.score_job, batch_cluster._ready_client
+
+    def counted_score_job(job, settings):  # the batch's own scoring: the third photo waits for the cluster
+        scored_here.append(job.file.key)
+        row = real_score_job(job, settings)
+        if len(scored_here) == 3:
+            cluster_ready.wait(60)
+            time.sleep(0.2)  # for the starting thread to return
+        return row
+
+    def slow_ready_client(stack, scheduler, workers, settings):  # a cluster that takes at least 3 photos to start
+        ready = real_ready_client(stack, scheduler, workers, settings)
+        while len(scored_here) < 3:
+            time.sleep(0.01)
+        cluster_ready.set()
+        return ready
+
+    monkeypatch.setattr(batch_cluster, "score_job", counted_score_job)
+    monkeypatch.setattr(batch_cluster, "_ready_client", slow_ready_client)
+    here, there = tmp_path / "here.jsonl", tmp_path / "there.jsonl"
+    run_cli(["batch", str(folder), "--out", str(here)], capsys)
+    _, _, err = run_cli(["batch", str(folder), "--out", str(there), "--workers", "2"], capsys)
+    assert len(scored_here) == 3, scored_here  # then the workers took the other 5
+    assert "3 photos scored here while it started" in err
+    expected, got = rows_by_file(here), rows_by_file(there)
+    assert set(got) == set(expected) == {p.name for p in folder.iterdir()}
+    for name, row in expected.items():
+        assert {k: got[name].get(k) for k in COMPARED} == {k: row.get(k) for k in COMPARED}, name
 
 
 def test_a_worker_that_cannot_see_the_folder_gets_the_bytes(tmp_path, monkeypatch):
@@ -113,10 +164,8 @@ def test_a_worker_killed_midway_has_its_photos_redone_once(tmp_path):
         batch = subprocess.Popen([sys.executable, "-m", "fanscan.cli", "batch", str(folder), "--out", str(table),
                                   "--scheduler", cluster.scheduler_address, "--json-progress"],
                                  stderr=subprocess.PIPE, text=True)
-        for line in batch.stderr:
-            if '"event": "row"' in line and json.loads(line)["done"] == 3:
-                os.kill(victim, signal.SIGKILL)  # its nanny starts a new worker; Dask reschedules its photos
-                break
+        assert cluster_rows_begun(batch.stderr, after=3), "the batch ended before the cluster scored 3 photos"
+        os.kill(victim, signal.SIGKILL)  # its nanny starts a new worker; Dask reschedules its photos
         rest = batch.stderr.read()
         assert batch.wait(timeout=120) == 1, rest[-2000:]
         assert victim not in client.run(os.getpid).values()  # the worker was really killed and replaced
@@ -137,3 +186,16 @@ def test_the_default_chunk_gives_each_thread_many_tasks_of_at_most_16_photos(pho
         assert tasks >= 16 * threads
     if chunk < 16:  # ...and one more photo a task would leave a thread fewer than 16 full tasks
         assert photos // (chunk + 1) < 16 * threads
+
+
+@pytest.mark.parametrize("photos, chunk, threads", [(1, 1, 1), (7, 4, 1), (248, 8, 2), (10_000, 16, 400),
+                                                     (1_000_000, 16, 400), (100, 16, 2)])
+def test_tasks_hold_every_photo_once_and_shrink_to_single_photos_at_the_end(photos, chunk, threads):
+    from fanscan.batch_cluster import task_sizes
+
+    sizes = list(task_sizes(photos, chunk, threads))
+    assert sum(sizes) == photos and all(1 <= size <= chunk for size in sizes)
+    assert sizes == sorted(sizes, reverse=True)  # long tasks first, short ones last
+    assert sizes[-min(len(sizes), threads):] == [1] * min(len(sizes), threads)  # every thread ends on one photo
+    if photos >= 4 * chunk * threads:
+        assert sizes[0] == chunk  # full chunks while plenty is left
