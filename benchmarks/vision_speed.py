@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import cv2
-from big_photo import write_12mp_copy
+from big_photo import write_12mp_copy, write_12mp_small_tiles_copy
 from fanscan.vision.detect import TileDetector
 from fanscan.vision.load import load_image
 from results_file import ROOT, write_json
@@ -103,6 +103,22 @@ def stage_times(path: Path, detector: TileDetector, classifier, repeat: int) -> 
     return result
 
 
+def small_tiles_times(path: Path, detector: TileDetector, classifier, repeat: int) -> dict:
+    """A 12-MP photo whose tiles are too small for the coarse first look (`vision.load`, `coarse_first`): the
+    product path (coarse look, then the working size) against decoding at the working size at once."""
+    from fanscan.vision.pipeline import Pipeline
+
+    pipeline = Pipeline(detector, classifier)
+    proposal = pipeline.propose(path)
+    decode_ms = median_ms(lambda: cv2.imread(str(path), cv2.IMREAD_COLOR), repeat)
+    product_ms = median_ms(lambda: pipeline.propose(path), repeat)
+    working_ms = median_ms(lambda: pipeline.propose(load_image(path)), repeat)
+    return {"tiles": len(proposal.tiles), "coarse_look_taken": "coarse_look" in proposal.timings_ms,
+            "decode_only_ms": decode_ms, "photo_to_proposal_ms": product_ms,
+            "photo_to_proposal_working_size_at_once_ms": working_ms,
+            "proposal_ratio_to_decode_only": round(product_ms / decode_ms, 2)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", nargs="?", const="-", help="write JSON here ('-' or no value: stdout only)")
@@ -127,6 +143,10 @@ def main(argv: list[str] | None = None) -> int:
             "photo_640": stage_times(photo, detector, classifier, args.repeat),
             "photo_12mp": stage_times(big, detector, classifier, max(5, args.repeat // 4)),
         }
+        if classifier is not None:
+            result["photo_12mp_small_tiles"] = small_tiles_times(
+                write_12mp_small_tiles_copy(photo, Path(tmp) / "photo_12mp_small_tiles.jpg"), detector, classifier,
+                max(5, args.repeat // 4))
     text = json.dumps(result, indent=2)
     print(text)
     if args.json and args.json != "-":

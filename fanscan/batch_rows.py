@@ -35,7 +35,7 @@ def score_job(job: PhotoJob, settings: dict[str, Any]) -> dict[str, Any]:
     args = settings_namespace(settings)
     try:
         data = job.data if job.data is not None else read_image_file(Path(job.file.path), job.file.where)
-        proposal = read_photo(decode_image(data, Path(job.file.where)), profile=args.profile)
+        proposal = read_photo(decode_image(data, Path(job.file.where), coarse_first=True), profile=args.profile)
         row.update(status=proposal.status, hand=proposal.hand.strip(), tiles=len(proposal.tiles),
                    warnings="; ".join(proposal.warnings))
         if proposal.needs_review and not args.accept_overrides:

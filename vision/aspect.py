@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from fanscan.vision.detect import DetectedTile
+from fanscan.vision.detect import DetectedTile, scaled_tiles
 
 SQUEEZED_ASPECT = 3.0  # median long/short side of the first pass's boxes above which the photo looks squeezed
 FACTORS = (2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0)  # shrink factors tried along the boxes' long axis
@@ -84,15 +84,7 @@ def tile_evidence(detections: Sequence[DetectedTile]) -> float:
 def stretched_back(tiles: Sequence[DetectedTile], fix: AspectFix) -> list[DetectedTile]:
     """Detections of the shrunk photo in the pixels of the photo before shrinking (orientation kept: it was judged
     where the tiles have their shape)."""
-    if not fix.changed:
-        return list(tiles)
-    factors = np.array([fix.fx, fix.fy], np.float32)
-    back = []
-    for tile in tiles:
-        x0, y0, x1, y1 = tile.box
-        box = (x0 * fix.fx, y0 * fix.fy, x1 * fix.fx, y1 * fix.fy)
-        back.append(DetectedTile(np.asarray(tile.quad, np.float32) * factors, box, tile.score, tile.orientation))
-    return back
+    return scaled_tiles(tiles, fix.fx, fix.fy) if fix.changed else list(tiles)
 
 
 def _shrink(image: np.ndarray, fix: AspectFix, scale: float = 1.0) -> np.ndarray | None:

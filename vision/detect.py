@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -80,6 +81,15 @@ class DetectedTile:
             "score": round(float(self.score), 4),
             "orientation": self.orientation,
         }
+
+
+def scaled_tiles(tiles: Sequence[DetectedTile], fx: float, fy: float | None = None) -> list[DetectedTile]:
+    """The tiles in pixels `fx` (and `fy`, else `fx`) times larger along x (and y); orientation and score kept."""
+    fy = fx if fy is None else fy
+    factors = np.array([fx, fy], np.float32)
+    return [DetectedTile(np.asarray(tile.quad, np.float32) * factors,
+                         (tile.box[0] * fx, tile.box[1] * fy, tile.box[2] * fx, tile.box[3] * fy),
+                         tile.score, tile.orientation) for tile in tiles]
 
 
 @dataclass(frozen=True)

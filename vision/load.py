@@ -14,6 +14,11 @@ Photos larger than `WORKING_MAX_SIDE` on their long side are scaled down (JPEGs 
 libjpeg's DCT scaling, which is faster than decoding all pixels); `LoadedImage.scale` maps working pixels back
 to the file's pixels: original = working / scale.
 
+`coarse_first` decodes a big JPEG coarser still (long side at least `COARSE_MIN_SIDE`: a quarter of the pixels of
+the working size, or less, in a third of the time) and leaves `LoadedImage.finer` to decode it at the working size
+when the pipeline needs it: the detector reads a 640-px input either way, and the tiles of a phone photo of one
+hand are large enough at the coarse size for their crops (see `vision.pipeline`).
+
 The header readers below are hand-written on purpose: they read only the first bytes (the size must be checked
 before any pixel is decoded, and OpenCV has no header-only call), they let the decode itself use libjpeg's scaled
 decoding, and they spare a second image library (Pillow) beside OpenCV for a few dozen lines; tests/test_load.py
@@ -22,9 +27,10 @@ covers the damaged, truncated, oversized and rotated cases.
 
 from __future__ import annotations
 
+import functools
 import struct
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -37,6 +43,7 @@ MAX_PIXELS = 100_000_000
 MAX_FILE_BYTES = 200 * 1024 * 1024
 MIN_SIDE = 16  # below this no tile can be made out (a 1 x 1 PNG is a mistake, not a photo)
 WORKING_MAX_SIDE = 2048  # ample for the detector (384 px) and for crops of tiles taking 1/40 of the photo
+COARSE_MIN_SIDE = 800  # a coarse first decode keeps at least this long side: more than the detector's 640-px input
 
 
 # HEIC / HEIF / AVIF (a phone's photo): an ISO box `ftyp` and its brand.
@@ -54,6 +61,8 @@ class LoadedImage:
     path: Path
     format: str
     orientation: int = 1
+    # A coarse first decode (`coarse_first`): decodes the file again at the working size. None otherwise.
+    finer: Callable[[], LoadedImage] | None = field(default=None, compare=False, repr=False)
 
     def to_original(self, points: np.ndarray) -> np.ndarray:
         """Working-image coordinates → original-image coordinates."""
@@ -68,10 +77,10 @@ class Header:
     orientation: int  # EXIF orientation 1..8 (1 = as stored)
 
 
-def load_image(path: str | Path, max_side: int = WORKING_MAX_SIDE) -> LoadedImage:
-    """Decode a photo file (see the module doc for what is refused and why)."""
+def load_image(path: str | Path, max_side: int = WORKING_MAX_SIDE, coarse_first: bool = False) -> LoadedImage:
+    """Decode a photo file (see the module doc for what is refused and why, and for `coarse_first`)."""
     path = Path(path)
-    return decode_image(read_image_file(path), path, max_side)
+    return decode_image(read_image_file(path), path, max_side, coarse_first)
 
 
 def read_image_file(path: Path, where: str | None = None) -> bytes:
@@ -93,7 +102,8 @@ def read_image_file(path: Path, where: str | None = None) -> bytes:
         raise FanscanError(f"{where}: cannot read ({error.strerror})") from None
 
 
-def decode_image(data: bytes, path: Path, max_side: int = WORKING_MAX_SIDE) -> LoadedImage:
+def decode_image(data: bytes, path: Path, max_side: int = WORKING_MAX_SIDE,
+                 coarse_first: bool = False) -> LoadedImage:
     """A photo's bytes (as `read_image_file` returns them; `path` names it in errors) → `LoadedImage`."""
     where = str(path)
     if not data:
@@ -101,7 +111,15 @@ def decode_image(data: bytes, path: Path, max_side: int = WORKING_MAX_SIDE) -> L
     header = read_header(data, where)
     check_dimensions(header, where)
     check_complete(data, header, where)
-    reduce = _jpeg_reduction(header, max_side)
+    reduce = _jpeg_reduction(header, 0.8 * max_side)
+    coarse = _jpeg_reduction(header, COARSE_MIN_SIDE) if coarse_first else reduce
+    if coarse > reduce:
+        return replace(_decoded(data, header, where, coarse, max_side, path),
+                       finer=functools.partial(decode_image, data, path, max_side))
+    return _decoded(data, header, where, reduce, max_side, path)
+
+
+def _decoded(data: bytes, header: Header, where: str, reduce: int, max_side: int, path: Path) -> LoadedImage:
     flags = cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION
     if reduce > 1:
         flags = {2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
@@ -123,13 +141,13 @@ def decode_image(data: bytes, path: Path, max_side: int = WORKING_MAX_SIDE) -> L
     return LoadedImage(np.ascontiguousarray(image), (width, height), scale, path, header.format, header.orientation)
 
 
-def _jpeg_reduction(header: Header, max_side: int) -> int:
-    """The largest libjpeg scale-down (2, 4, 8) that still leaves at least ~0.8 x max_side on the long side."""
+def _jpeg_reduction(header: Header, min_long_side: float) -> int:
+    """The largest libjpeg scale-down (2, 4, 8) that still leaves at least `min_long_side` on the long side."""
     if header.format != "jpeg":
         return 1
     long_side = max(header.width, header.height)
     for factor in (8, 4, 2):
-        if long_side / factor >= 0.8 * max_side:
+        if long_side / factor >= min_long_side:
             return factor
     return 1
 

@@ -19,14 +19,16 @@ from pathlib import Path
 import numpy as np
 from fanscan.scoring.errors import FanscanError
 from fanscan.vision.aspect import AspectFix, stretched_back, unsqueeze
-from fanscan.vision.crops import DEFAULT_SPEC, crop_tiles
-from fanscan.vision.detect import DetectedTile, TileDetector, default_detector
+from fanscan.vision.crops import DEFAULT_SPEC, CropSpec, crop_tiles
+from fanscan.vision.detect import REFINE_FEWER_THAN, DetectedTile, TileDetector, default_detector
 from fanscan.vision.group import ObservedTile, choose_reading
 from fanscan.vision.load import LoadedImage, load_image
 from fanscan.vision.proposal import HandProposal, build_proposal
 
 # How many classifier candidates each tile carries into the reading search.
 TOP_K = 5
+# A coarse first look that finds fewer tiles than this reads the photo again at the working size.
+FEW_TILES = REFINE_FEWER_THAN
 
 
 def observed_tiles(
@@ -42,6 +44,16 @@ def observed_tiles(
         tiles.append(ObservedTile(quad, detection.orientation, tuple((str(t), float(p)) for t, p in reading),
                                   float(detection.score)))
     return tiles
+
+
+def too_coarse(detections: Sequence[DetectedTile], spec: CropSpec) -> bool:
+    """Whether a coarse first look is not enough: fewer tiles than a hand's smallest part (the detector then looks
+    closer, which wants the pixels), or a median tile's short side below the width the crop gives a tile (its crop
+    would be blown up from too few pixels)."""
+    if len(detections) < FEW_TILES:
+        return True
+    short_sides = [min(d.width, d.height) for d in detections]
+    return float(np.median(short_sides)) < spec.width / (1 + 2 * spec.pad)
 
 
 class Pipeline:
@@ -74,13 +86,14 @@ class Pipeline:
             timings[stage] = round((now - clock) * 1000, 2)
             clock = now
 
+        finer = None
         if isinstance(image, np.ndarray):
             if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8 or min(image.shape[:2]) < 1:
                 raise FanscanError(f"expected a BGR uint8 image array, got shape {image.shape} {image.dtype}")
             pixels, scale, name = image, 1.0, None
         else:
-            loaded = image if isinstance(image, LoadedImage) else load_image(image)
-            pixels, scale, name = loaded.image, loaded.scale, str(loaded.path)
+            loaded = image if isinstance(image, LoadedImage) else load_image(image, coarse_first=True)
+            pixels, scale, name, finer = loaded.image, loaded.scale, str(loaded.path), loaded.finer
         lap("load")  # ~0 when the caller decoded the photo
         # A photo squeezed along one axis is detected again shrunk along it (vision.aspect); its tiles are cut from
         # the shrunk photo, where they have their shape back.
@@ -90,6 +103,14 @@ class Pipeline:
             shrunk, fix, detections = unsqueeze(pixels, self.detector.detect, detections)
         lap("detect")
         spec = getattr(self.classifier, "crop_spec", DEFAULT_SPEC)
+        if finer is not None and (fix.changed or too_coarse(detections, spec)):
+            # Decoded coarse first, and the tiles are too small (or too few, or squeezed) there: read the photo
+            # again at the working size. What the coarse look cost is kept in the timings.
+            proposal = self.propose(finer())
+            proposal.timings_ms["coarse_look"] = round((time.perf_counter() - started) * 1000
+                                                       - proposal.timings_ms["total"], 2)
+            proposal.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 2)
+            return proposal
         crops = crop_tiles(shrunk, [d.quad for d in detections], spec)
         lap("crop")
         readings, turns = self.read(crops)

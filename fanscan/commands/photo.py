@@ -96,7 +96,9 @@ def read_photo(image: str | LoadedImage, annotate: str | None = None, profile: s
     if annotate is not None and not annotate.strip():
         raise FanscanError("--annotate needs a file name (OUT.png, .jpg or .webp)")
     started = time.perf_counter()
-    loaded = load_image(image) if isinstance(image, str) else image
+    # Coarse first (`vision.load`): a big photo is decoded at the working size only when its tiles need it; an
+    # annotated copy is drawn on the working size.
+    loaded = load_image(image, coarse_first=not annotate) if isinstance(image, str) else image
     decoded = time.perf_counter()
     pipeline = default_pipeline(profile)
     ready = time.perf_counter()
