@@ -46,10 +46,13 @@ def web_speed() -> str:
            else "")
         + f"). Where it goes, per request: detect {split['detect_ms']:.0f} ms, crop "
         f"{split['crop_ms']:.0f}, classify {split['classify_ms']:.0f}, group {split['group_ms']:.0f} (the proposal's "
-        f"own timings), and {split['upload_decode_and_reply_ms']:.0f} ms for the rest — upload, decoding the JPEG at "
-        f"{alone['working_size'].replace('x', '×')} (which took {alone['load_and_scale_ms']:.0f} ms timed alone in "
-        "the same run) and the reply, while the browser decodes the same photo for display at the same moment on the "
-        f"same cores. Decoding and the pipeline together took {pipeline_ms:.0f} ms in `{COMMANDS['vision_speed']}` "
+        f"own timings), and {split['upload_decode_and_reply_ms']:.0f} ms for the rest — upload, decoding the JPEG "
+        f"coarse first at {alone['working_size'].replace('x', '×')} ("
+        + ("the tiles are large enough there for their crops, so the photo is not decoded again at the working size; "
+           if alone.get("read_at_the_coarse_size") else "")
+        + f"{alone['load_and_scale_ms']:.0f} ms timed alone in the same run) and the reply. The page decodes the photo "
+        "for display once the server has answered, so that the two do not share the cores at the same moment. "
+        f"Decoding and the pipeline together took {pipeline_ms:.0f} ms in `{COMMANDS['vision_speed']}` "
         f"({'under' if pipeline_ms <= targets['photo_12mp_server_ms'] else 'over'} the server target).",
     ])
 

@@ -97,20 +97,18 @@ class Pipeline:
         lap("load")  # ~0 when the caller decoded the photo
         # A photo squeezed along one axis is detected again shrunk along it (vision.aspect); its tiles are cut from
         # the shrunk photo, where they have their shape back.
-        detections = self.detector.detect(pixels)
+        spec = getattr(self.classifier, "crop_spec", DEFAULT_SPEC)
+        # The coarse look is one pass of the detector: the closer look it would take at small or few tiles is
+        # what the working size is for.
+        detections = self.detector.detect(pixels, refine=finer is None)
+        if finer is not None and too_coarse(detections, spec):
+            return self._read_finer(finer, started)
         shrunk, fix = pixels, AspectFix()
         if self.aspect_search:
             shrunk, fix, detections = unsqueeze(pixels, self.detector.detect, detections)
         lap("detect")
-        spec = getattr(self.classifier, "crop_spec", DEFAULT_SPEC)
-        if finer is not None and (fix.changed or too_coarse(detections, spec)):
-            # Decoded coarse first, and the tiles are too small (or too few, or squeezed) there: read the photo
-            # again at the working size. What the coarse look cost is kept in the timings.
-            proposal = self.propose(finer())
-            proposal.timings_ms["coarse_look"] = round((time.perf_counter() - started) * 1000
-                                                       - proposal.timings_ms["total"], 2)
-            proposal.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 2)
-            return proposal
+        if finer is not None and fix.changed:
+            return self._read_finer(finer, started)  # never so with a camera's own photos
         crops = crop_tiles(shrunk, [d.quad for d in detections], spec)
         lap("crop")
         readings, turns = self.read(crops)
@@ -124,6 +122,15 @@ class Pipeline:
         size = (round(width / scale), round(height / scale))
         timings["total"] = round((time.perf_counter() - started) * 1000, 2)
         return build_proposal(tiles, grouping, name, size, boxes=boxes, timings_ms=timings, turns=turns)
+
+    def _read_finer(self, finer, started: float) -> HandProposal:
+        """The proposal of a photo decoded coarse first whose tiles are too small, too few or squeezed there: read
+        again at the working size; what the coarse look cost is kept in the timings (`coarse_look`)."""
+        proposal = self.propose(finer())
+        elapsed = (time.perf_counter() - started) * 1000
+        proposal.timings_ms["coarse_look"] = round(elapsed - proposal.timings_ms["total"], 2)
+        proposal.timings_ms["total"] = round(elapsed, 2)
+        return proposal
 
     def read(self, crops: np.ndarray) -> tuple[list, list[int]]:
         """Top-k readings of the crops and the turn (degrees clockwise) each was read at: uncertain crops are read
