@@ -6,9 +6,8 @@ const LOW_CONFIDENCE = 0.8; // as the terminal's `?` mark (fanscan/confirm.py)
 const state = {
   config: null, proposal: null, fixes: {}, winning: null, hand: null, handHasContext: false,
   photoFlowers: [], paletteTile: null,
-  // for `fanscan serve --save-labels`: the photo as sent ({blob, name}; sent again with the confirmed reading),
-  // whether the hand being scored is that reading (not a typed one), and whether this photo was kept already
-  // (once per photo)
+  // for `fanscan serve --save-labels`: the chosen photo (sent again with the confirmed reading), whether the hand
+  // being scored is that reading (not a typed one), and whether this photo was kept already (once per photo)
   file: null, handFromPhoto: false, photoKept: false,
 };
 // Timings of what the user waits for (read by benchmarks/web_speed.py): {what, ms, server_ms, server_cpu_ms,
@@ -62,54 +61,25 @@ const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => res
 
 // ---- 1. photo and tiles ------------------------------------------------------------------------------------------
 
-// The reading uses no more than this many pixels on a photo's long side (the server scales larger photos down to
-// it: WORKING_MAX_SIDE in vision/load.py), so a phone's 12-50 MP photo is scaled down here before it is sent.
-const UPLOAD_MAX_SIDE = 2048;
-
-// The photo as it is sent: larger photos scaled down to UPLOAD_MAX_SIDE (a JPEG a tenth of the size: faster over
-// the LAN, and the server does not decode 12 MP), turned upright as the browser shows it (EXIF orientation);
-// smaller ones, and files this browser cannot decode (the server then says what is wrong), as they are.
-async function uploadable(file) {
-  let bitmap;
-  try {
-    bitmap = await createImageBitmap(file, {imageOrientation: "from-image"});
-  } catch {
-    return {blob: file, name: file.name || "photo.jpg"};
-  }
-  const scale = UPLOAD_MAX_SIDE / Math.max(bitmap.width, bitmap.height);
-  if (scale >= 1) {
-    bitmap.close();
-    return {blob: file, name: file.name || "photo.jpg"};
-  }
-  const canvas = new OffscreenCanvas(Math.round(bitmap.width * scale), Math.round(bitmap.height * scale));
-  const context = canvas.getContext("2d");
-  context.imageSmoothingQuality = "high";
-  context.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
-  bitmap.close();
-  const blob = await canvas.convertToBlob({type: "image/jpeg", quality: 0.92});
-  return {blob, name: (file.name || "photo").replace(/\.[^.]*$/, "") + ".jpg"};
-}
-
 async function photoChosen(file) {
   const started = performance.now();
   state.fixes = {};
   state.winning = null;
+  state.file = file;
   state.photoKept = false;
   $("photo-status").textContent = "Reading the tiles…";
   $("photo-status").classList.remove("error");
   const img = $("photo-img");
+  const form = new FormData();
+  form.append("photo", file, file.name || "photo.jpg");
+  form.append("rules", rules());
   let reply;
   try {
-    const upload = await uploadable(file);
-    state.file = upload; // what the proposal's pixels refer to, so also what --save-labels keeps
-    const form = new FormData();
-    form.append("photo", upload.blob, upload.name);
-    form.append("rules", rules());
     reply = await api("/api/photo", {method: "POST", body: form});
     // Decoded for display only once the server has answered: where the browser and the server share a machine
-    // (a laptop at the table, or a small box), decoding meanwhile would take CPU from the reading.
+    // (a laptop at the table, or a small box), decoding a 12-MP photo meanwhile takes half the CPU from the reading.
     if (img.src) URL.revokeObjectURL(img.src);
-    img.src = URL.createObjectURL(upload.blob);
+    img.src = URL.createObjectURL(file);
     await img.decode().catch(() => null);
   } catch (error) {
     $("photo-view").hidden = true;
@@ -367,7 +337,7 @@ async function keepPhoto() {
   const note = $("kept-note");
   note.classList.remove("error");
   const form = new FormData();
-  form.append("photo", state.file.blob, state.file.name);
+  form.append("photo", state.file, state.file.name || "photo.jpg");
   form.append("proposal", JSON.stringify(state.proposal));
   try {
     const reply = await api("/api/save-labels", {method: "POST", body: form});
