@@ -93,7 +93,13 @@ def vision_speed() -> str:
     return (f"{small['photo_to_proposal_ms']:.0f} ms / {large['photo_to_proposal_ms']:.0f} ms "
             f"({large['proposal_ratio_to_decode_only']:.2f}× its decode), {speed['onnxruntime_threads']} thread, "
             f"{speed['cpu_count']} cores at load average {speed['load_average']:.1f}, of which "
-            f"{small['aspect_search_ms']:.2f} ms for the squeezed-photo check: `{COMMANDS['vision_speed']}`")
+            f"{small['aspect_search_ms']:.2f} ms for the squeezed-photo check"
+            + (f"; a 12-MP photo of small tiles (the 640-px photo in the middle of a 12-MP frame), which the coarse "
+               f"first look sends to the working size: {tiny['photo_to_proposal_ms']:.0f} ms "
+               f"({tiny['proposal_ratio_to_decode_only']:.1f}× its decode; "
+               f"{tiny['photo_to_proposal_working_size_at_once_ms']:.0f} ms decoded at the working size at once)"
+               if (tiny := speed.get("photo_12mp_small_tiles")) else "")
+            + f": `{COMMANDS['vision_speed']}`")
 
 
 def detector_test() -> str:
