@@ -256,3 +256,28 @@ def test_batch_page(browser, server, tmp_path):
     assert header.split(",")[:4] == ["file", "ok", "status", "hand"]
     context.close()
 
+
+def test_a_12mp_photo_is_scaled_down_in_the_page_upright_as_shown(page, tmp_path):
+    """A phone's 12-MP photo, stored on its side with EXIF orientation 6 (turn 90 degrees clockwise to show): the page
+    sends it scaled down (libjpeg's scaled decoding: 4000 px becomes 2000) and upright, and the tiles read are the
+    photo's own (the expectation is the pipeline's reading of the 12-MP file itself)."""
+    import cv2
+    from test_load import jpeg_with_orientation
+
+    from fanscan.commands.photo import read_photo
+
+    upright = cv2.resize(cv2.imread(str(SAMPLES / "images" / "hand_001.jpg")), (4000, 3000),
+                         interpolation=cv2.INTER_CUBIC)
+    stored = cv2.rotate(upright, cv2.ROTATE_90_COUNTERCLOCKWISE)  # what orientation 6 turns back clockwise
+    photo = tmp_path / "phone.jpg"
+    photo.write_bytes(jpeg_with_orientation(stored, 6))
+    expected = read_photo(str(photo))
+    assert expected.image_size == (4000, 3000)
+    with page.expect_request(lambda request: request.url.endswith("/api/photo")) as sent:
+        page.set_input_files("#photo-input", str(photo))
+    page.wait_for_function("window.fanscanTimings.some(t => t.what === 'photo')")
+    assert len(sent.value.post_data_buffer) < photo.stat().st_size / 2  # a scaled-down copy, not the 12-MP file
+    proposal = page.evaluate("state.proposal")
+    assert proposal["image_size"] == [2000, 1500]  # upright (wider than tall), long side 2000
+    assert proposal["hand"].strip() == expected.hand.strip()
+    assert page.locator("#overlay g").count() == len(expected.tiles)
