@@ -15,6 +15,7 @@ DATA = "../shared/data/chinese-mahjong-v4"
 
 
 COMMANDS = {
+    "rules_margin_dev": "python benchmarks/rules_margin_sweep.py",
     "evaluation_dev": f"python benchmarks/evaluate.py --data {DATA}/train --split dev --turned-copies "
                       "--json benchmarks/results/evaluation_dev.json",
     "evaluation_test": f"python benchmarks/evaluate.py --data {DATA}/test "

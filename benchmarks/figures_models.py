@@ -87,6 +87,20 @@ def samples_sentence() -> str:
               "for review")
 
 
+def rules_margin() -> str:
+    """The rules' override margin tried on the development split."""
+    sweep = load("rules_margin_dev")
+    rows = sweep["by_margin"]
+    best = max(rows, key=lambda r: (r["hands_exact"], -r["margin"]))
+    shipped = next(r for r in rows if r["margin"] == sweep["shipped_margin"])
+    cells = "; ".join(f"{r['margin']:g}: {r['hands_exact']} ({r['hands_with_override']} overridden, "
+                      f"{r['overrides_made_exact']} made exact, {r['overrides_made_wrong']} wrong)" for r in rows)
+    return (f"Whole hands exact as proposed on the development split ({shipped['hand_photos']} hand photos) by "
+            f"the margin the rules get over the classifier (`vision.group.RULES_MARGIN`, a probability ratio): "
+            f"{cells} (`{COMMANDS['rules_margin_dev']}`, `benchmarks/results/rules_margin_dev.json`). Best on dev: "
+            f"{best['margin']:g}; shipped: {sweep['shipped_margin']}")
+
+
 def vision_speed() -> str:
     speed = load("vision_speed")
     small, large = speed["photo_640"], speed["photo_12mp"]

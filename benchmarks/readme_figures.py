@@ -31,6 +31,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "recognition": models.recognition,
     "samples": models.samples_sentence,
     "vision-speed": models.vision_speed,
+    "rules-margin": models.rules_margin,
     "detector-test": models.detector_test,
     "classifier-test": models.classifier_test,
     "hand-apart": models.hand_apart,
