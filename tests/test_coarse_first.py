@@ -82,3 +82,16 @@ def test_small_tiles_send_the_pipeline_to_the_working_size():
     assert got.timings_ms["coarse_look"] > 0
     assert got.hand == expected.hand and len(got.tiles) == len(expected.tiles) >= 14
     assert [t.quad for t in got.tiles] == [t.quad for t in expected.tiles]
+
+
+@needs_models
+def test_the_annotated_copy_is_drawn_at_the_working_size_on_the_same_reading(tmp_path):
+    from fanscan.commands.photo import read_photo
+
+    photo, out = tmp_path / "big.jpg", tmp_path / "annotated.png"
+    photo.write_bytes(upscaled())
+    plain = read_photo(str(photo))
+    annotated = read_photo(str(photo), annotate=str(out))
+    assert annotated.hand == plain.hand and len(annotated.tiles) == len(plain.tiles)
+    working = decode_image(photo.read_bytes(), photo)
+    assert cv2.imread(str(out)).shape[1] == working.image.shape[1] == 2000  # not the coarse image's 1000

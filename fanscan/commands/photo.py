@@ -96,9 +96,9 @@ def read_photo(image: str | LoadedImage, annotate: str | None = None, profile: s
     if annotate is not None and not annotate.strip():
         raise FanscanError("--annotate needs a file name (OUT.png, .jpg or .webp)")
     started = time.perf_counter()
-    # Coarse first (`vision.load`): a big photo is decoded at the working size only when its tiles need it; an
-    # annotated copy is drawn on the working size.
-    loaded = load_image(image, coarse_first=not annotate) if isinstance(image, str) else image
+    # Coarse first (`vision.load`): a big photo is decoded at the working size only when its tiles need it (or for
+    # the annotated copy, below).
+    loaded = load_image(image, coarse_first=True) if isinstance(image, str) else image
     decoded = time.perf_counter()
     pipeline = default_pipeline(profile)
     ready = time.perf_counter()
@@ -109,7 +109,8 @@ def read_photo(image: str | LoadedImage, annotate: str | None = None, profile: s
     if annotate:
         from fanscan.vision.annotate import write_annotated
 
-        write_annotated(annotate, loaded.image, proposal, loaded.scale)
+        drawn_on = loaded.finer() if loaded.finer else loaded  # the annotated copy at the working size
+        write_annotated(annotate, drawn_on.image, proposal, drawn_on.scale)
     if proposal.status == EMPTY:
         raise FanscanError(f"{loaded.path}: no tiles found in this photo")
     return proposal
