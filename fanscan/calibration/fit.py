@@ -194,20 +194,26 @@ def cross_validate(data: Embedded, tiles: Sequence[CalibrationTile], classes: tu
             likelihood[number] += float(np.log(probs[np.arange(len(truth)), truth] + 1e-9).sum())
     best = max(range(len(candidates)), key=lambda i: (right[i], likelihood[i]))
     return {"penalty": candidates[best], "chosen_by": f"cross-validation by {unit} ({len(fold_list)} folds)",
-            "accuracy": round(right[best] / total, 4), "accuracy_without_profile": round(shipped_right / total, 4),
+            "accuracy": round(float(right[best]) / total, 4),
+            "accuracy_without_profile": round(shipped_right / total, 4),
             "tested": total, "left_out": unit, "folds": len(fold_list),
-            "candidates": {str(c): {"accuracy": round(r / total, 4), "log_likelihood": round(ll / total, 4)}
+            "candidates": {str(c): {"accuracy": round(float(r) / total, 4),
+                                    "log_likelihood": round(float(ll) / total, 4)}
                            for c, r, ll in zip(candidates, right, likelihood, strict=True)}}
 
 
 def fit_profile(classifier, tiles: Sequence[CalibrationTile], settings: FitSettings = FitSettings(),
                 progress: Callable[[str], None] | None = None, with_loo: bool = True) -> dict:
-    """Everything a profile stores but its name and source: (dW, db), the cross-validation (None without it: then
-    the default penalty), counts, settings."""
+    """Everything a profile stores but its name and source (see `fit_embedded`)."""
     if not tiles:
         raise FanscanError("no calibration tiles")
     data = embed(classifier, tiles, settings, progress)
-    classes = tuple(classifier.classes)
+    return fit_embedded(data, tiles, tuple(classifier.classes), settings, with_loo)
+
+
+def fit_embedded(data: Embedded, tiles: Sequence[CalibrationTile], classes: tuple[str, ...], settings: FitSettings,
+                 with_loo: bool = True) -> dict:
+    """(dW, db), the cross-validation (None without it: then the default penalty), the penalty, counts, settings."""
     loo = cross_validate(data, tiles, classes, settings) if with_loo else None
     penalty = loo["penalty"] if loo else settings.default_penalty
     delta = zero_delta(classes, data.embeddings.shape[1]) if penalty is None else \
