@@ -230,7 +230,7 @@ def source_curve(shipped: TileClassifier, candidates: dict[str, list[tuple]], cr
             except FanscanError as error:
                 tiles, read_as = read_sources([yolo], default_detector, shipped), f"YOLO labels ({error})"
             fitted = fit_profile(shipped, tiles, FitSettings())
-            build_seconds = time.perf_counter() - started  # reading the photos, views, fit and leave-one-out
+            build_seconds = time.perf_counter() - started  # reading the photos, views, cross-validation and fit
             loo = fitted["leave_one_out"]
         profile = SetProfile(f"curve-{k}", "composited", "", shipped.sha256, tuple(shipped.classes),
                              fitted["delta"][0], fitted["delta"][1])
@@ -241,7 +241,7 @@ def source_curve(shipped: TileClassifier, candidates: dict[str, list[tuple]], cr
                  "with_profile": accuracy(calibrated, crops, truth)}
         curve.append(point)
         print(f"{'recoloured, ' if recolour else ''}{k} photo(s) a tile: with the profile {point['with_profile']}, "
-              f"built in {point['build_seconds']} s; leave-one-out {loo}", flush=True)
+              f"built in {point['build_seconds']} s; cross-validation {loo}", flush=True)
     return curve
 
 

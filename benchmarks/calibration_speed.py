@@ -3,8 +3,9 @@
     python benchmarks/calibration_speed.py --json benchmarks/results/calibration_speed.json
 
 Calibrates on `datasets/samples` (a YOLO-layout folder: 20 photos, 277 labelled tiles; the cross-validation deals
-the photos into 5 folds and fits 6 penalties on each), with and without the cross-validation (`--no-loo`), in this process (models loaded once before timing, as a
-second run of the command would find them in the page cache anyway). One onnxruntime and one OpenBLAS thread.
+the photos into 5 folds and fits 6 penalties on each), with and without the cross-validation (`--no-loo`), in this
+process (models loaded once before timing, as a second run of the command would find them in the page cache
+anyway). One onnxruntime and one OpenBLAS thread.
 """
 
 from __future__ import annotations
