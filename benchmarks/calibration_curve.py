@@ -136,9 +136,12 @@ def composite(tiles: list[list[tuple]], seed: int) -> tuple[np.ndarray, list[tup
     return canvas, boxes
 
 
-def artwork_curve(shipped: TileClassifier, data: Path, artwork: Path, photos: list[int], per_tile_test: int) -> dict:
+def artwork_curve(shipped: TileClassifier, data: Path, artwork: Path, photos: list[int], per_tile_test: int,
+                  recolour: bool = False) -> dict:
     """One artwork set (gleitz, 42 faces) rendered as tiles in photo-like scenes (`training.renders`): k renders a
-    tile calibrate (their crops go straight in as calibration tiles), `per_tile_test` other renders a tile test."""
+    tile calibrate (their crops go straight in as calibration tiles), `per_tile_test` other renders a tile test.
+    `recolour`: red and blue swapped in every render, calibration and test alike: one set, test and calibration
+    photos of the same tiles, in a look the model reads worse (the situation of the issue's private set)."""
     from fanscan.training.augment import patch_to_input
     from fanscan.training.faces import _gleitz_faces
     from fanscan.training.real_data import STORE_SPEC
@@ -151,7 +154,12 @@ def artwork_curve(shipped: TileClassifier, data: Path, artwork: Path, photos: li
         faces.setdefault(face.tile, []).append(face)
     kinds = [t for row in LAYOUT for t in row]
     renderer = Renderer(faces, [], background_photos(data, 30, 7), seed=11)
-    test = [(t, renderer.render(t)) for t in kinds for _ in range(per_tile_test)]
+
+    def render(tile: str) -> np.ndarray:
+        patch = renderer.render(tile)
+        return patch[..., ::-1].copy() if recolour else patch
+
+    test = [(t, render(t)) for t in kinds for _ in range(per_tile_test)]
     crops = np.stack([patch_to_input(p, shipped.crop_spec) for _, p in test])
     truth = [t for t, _ in test]
     # The tile in a stored patch: centred, its height fills the patch less the 35 % margins; width ~0.75 of that.
@@ -164,16 +172,16 @@ def artwork_curve(shipped: TileClassifier, data: Path, artwork: Path, photos: li
                       "classifier was trained on renders of it among others",
            "test_crops": len(test), "without_profile": accuracy(shipped, crops, truth), "curve": []}
     for k in photos:
-        calibration = [context_tile(renderer.render(t), quad, t, f"render-{j}") for j in range(k) for t in kinds]
+        calibration = [context_tile(render(t), quad, t, f"render-{j}") for j in range(k) for t in kinds]
         started = time.perf_counter()
         fitted = fit_profile(shipped, calibration, FitSettings())
         seconds = time.perf_counter() - started
         profile = SetProfile(f"artwork-{k}", "renders", "", shipped.sha256, tuple(shipped.classes),
                              fitted["delta"][0], fitted["delta"][1])
         point = {"photos_per_tile": k, "build_seconds": round(seconds, 1), "leave_one_out": fitted["leave_one_out"],
-                 "with_profile": accuracy(TileClassifier(profile=profile), crops, truth)}
+                 "penalty": fitted["penalty"], "with_profile": accuracy(TileClassifier(profile=profile), crops, truth)}
         out["curve"].append(point)
-        print(f"artwork, {k} a tile: {point}", flush=True)
+        print(f"artwork{' recoloured' if recolour else ''}, {k} a tile: {point}", flush=True)
     return out
 
 
@@ -222,18 +230,18 @@ def source_curve(shipped: TileClassifier, candidates: dict[str, list[tuple]], cr
             except FanscanError as error:
                 tiles, read_as = read_sources([yolo], default_detector, shipped), f"YOLO labels ({error})"
             fitted = fit_profile(shipped, tiles, FitSettings())
-            build_seconds = time.perf_counter() - started  # reading the photos, views, fit and leave-one-out
+            build_seconds = time.perf_counter() - started  # reading the photos, views, cross-validation and fit
             loo = fitted["leave_one_out"]
         profile = SetProfile(f"curve-{k}", "composited", "", shipped.sha256, tuple(shipped.classes),
                              fitted["delta"][0], fitted["delta"][1])
         calibrated = TileClassifier(profile=profile)
         point = {"photos_per_tile": k, "calibration_tiles": len(tiles), "read_as": read_as,
                  "distinct_calibration_sources": len({c[2] for t in kinds for c in chosen[t]}),
-                 "build_seconds": round(build_seconds, 1), "leave_one_out": loo,
+                 "build_seconds": round(build_seconds, 1), "leave_one_out": loo, "penalty": fitted["penalty"],
                  "with_profile": accuracy(calibrated, crops, truth)}
         curve.append(point)
         print(f"{'recoloured, ' if recolour else ''}{k} photo(s) a tile: with the profile {point['with_profile']}, "
-              f"built in {point['build_seconds']} s; leave-one-out {loo}", flush=True)
+              f"built in {point['build_seconds']} s; cross-validation {loo}", flush=True)
     return curve
 
 
@@ -267,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
         "curve": source_curve(shipped, candidates, recoloured_crops, truth, ks, recolour=True)}
     print(f"recoloured: without a profile {result['recoloured']['without_profile']}", flush=True)
     result["artwork_set"] = artwork_curve(shipped, args.data, args.artwork, ks, per_tile_test=12)
+    result["artwork_set_recoloured"] = artwork_curve(shipped, args.data, args.artwork, ks, per_tile_test=12,
+                                                     recolour=True)
     write_json(args.json, result)
     print(f"json: {args.json}")
     return 0

@@ -168,9 +168,10 @@ def hand_apart() -> str:
 
 
 def calibration_curve() -> str:
-    """A set profile's gain by calibration photos a tile: the table and its leave-one-out figures."""
+    """A set profile's gain by calibration photos a tile: the table, the chosen strengths and cross-validation."""
     result = load("calibration_curve")
-    plain, recoloured, artwork = result, result["recoloured"], result["artwork_set"]
+    plain, recoloured = result, result["recoloured"]
+    artwork, artwork_recoloured = result["artwork_set"], result["artwork_set_recoloured"]
     counts = [point["photos_per_tile"] for point in plain["curve"]]
 
     def row(label: str, kind: dict, measure: str) -> str:
@@ -180,10 +181,15 @@ def calibration_curve() -> str:
     def at(kind: dict, photos: int) -> dict:
         return next(point for point in kind["curve"] if point["photos_per_tile"] == photos)
 
+    def strengths(kind: dict) -> str:
+        return ", ".join("none (the shipped head)" if point["penalty"] is None else f"{point['penalty']:g}"
+                         for point in kind["curve"])
+
     most = max(counts)
-    loo = {name: {k: at(kind, k)["leave_one_out"] for k in counts if k > 1}
-           for name, kind in (("plain", plain), ("recoloured", recoloured))}
-    seconds = [point["build_seconds"] for kind in (plain, recoloured, artwork) for point in kind["curve"]]
+    kinds = (("as they are", plain), ("recoloured", recoloured))
+    loo = {name: {k: at(kind, k)["leave_one_out"] for k in counts if k > 1} for name, kind in kinds}
+    seconds = [point["build_seconds"] for kind in (plain, recoloured, artwork, artwork_recoloured)
+               for point in kind["curve"]]
     gain = at(recoloured, most)["with_profile"]
     return "\n".join([
         f"**What it measured here** (`{COMMANDS['calibration_curve']}`, JSON in "
@@ -201,13 +207,17 @@ def calibration_curve() -> str:
         row("the same recoloured (red and blue swapped: a palette no training photo shows)", recoloured, "top1"),
         row("— its honours", recoloured, "honours"),
         row(f"one rendered artwork set (gleitz; {artwork['test_crops']} test crops)", artwork, "top1"),
+        row("the same set recoloured (calibration and test: one set the model reads worse)", artwork_recoloured,
+            "top1"),
         "",
         f"Recoloured, at {most} photos a tile: {points(gain['top1'], recoloured['without_profile']['top1'])} against "
-        f"no profile, honours {points(gain['honours'], recoloured['without_profile']['honours'])}. Leave-one-out "
-        "figures by photo, with / without the profile: "
+        f"no profile, honours {points(gain['honours'], recoloured['without_profile']['honours'])}. Correction "
+        f"strength (L2 penalty) at {', '.join(map(str, counts))} photos a tile: {strengths(plain)} as they are; "
+        f"{strengths(recoloured)} recoloured; {strengths(artwork_recoloured)} for the recoloured artwork set (one "
+        "photo a tile: the default). Cross-validated figures by photo, with / without the profile: "
         + "; ".join(f"{k} photos a tile {v['accuracy']:.2f} / {v['accuracy_without_profile']:.2f} as they are, "
                     f"{loo['recoloured'][k]['accuracy']:.2f} / {loo['recoloured'][k]['accuracy_without_profile']:.2f}"
-                    " recoloured" for k, v in loo["plain"].items())
+                    " recoloured" for k, v in loo["as they are"].items())
         + f". Each point of the curve took {min(seconds):.0f}–{max(seconds):.0f} s of wall time, run beside other "
           "benchmarks.",
     ])
@@ -222,7 +232,8 @@ def calibration_speed() -> str:
             f"{result['cpu_count']}-core machine at load average {result['load_average_at_start'][0]:.1f}, medians of "
             f"{result['runs']} runs): on `{result['data']}` ({loo['photos']} photos, {loo['tiles']} tiles) the whole "
             f"command takes {loo['median_cpu_seconds']:.1f} s of CPU ({loo['median_wall_seconds']:.0f} s wall) with "
-            f"the {loo['photos']} leave-one-out refits, {no_loo['median_cpu_seconds']:.1f} s of CPU "
+            f"the cross-validation ({loo['cross_validation_folds']} folds × {loo['penalties_tried']} penalties), "
+            f"{no_loo['median_cpu_seconds']:.1f} s of CPU "
             f"({no_loo['median_wall_seconds']:.0f} s wall) without (`--no-loo`)")
 
 

@@ -183,30 +183,25 @@ def test_laid_out_photo_labels_each_tile_by_where_it_lies(tmp_path):
         assert x0 <= tile.centre[0] <= x1 and y0 <= tile.centre[1] <= y1, tile.tile
 
 
-def test_shipped_head_is_recovered_from_its_inputs_and_outputs():
-    import cv2
-    from fanscan.vision.crops import crop_box
-
-    from fanscan.calibration.fit import shipped_head
-
-    classifier = TileClassifier()
-    image = cv2.imread(str(SAMPLES / "images" / "hand_001.jpg"))
-    rng = np.random.default_rng(0)
-    boxes = [(x, y, x + rng.uniform(20, 60), y + rng.uniform(30, 80)) for x, y in rng.uniform(0, 500, (300, 2))]
-    logits, embeddings = classifier.logits_and_embeddings([crop_box(image, b, classifier.crop_spec) for b in boxes])
-    weight, bias = shipped_head(logits[:200], embeddings[:200])
-    np.testing.assert_allclose(embeddings[200:] @ weight.T + bias, logits[200:], atol=2e-3)
-
-
-def test_leave_one_out_folds_are_photos_else_tiles():
+def test_cross_validation_folds_are_photos_else_kth_tiles_else_tiles():
     from fanscan.calibration.fit import MAX_FOLDS, folds
     from fanscan.calibration.sources import CalibrationTile
 
-    def tiles(photos: list[str]) -> list[CalibrationTile]:
-        return [CalibrationTile(np.zeros((4, 4, 3), np.uint8), np.zeros((4, 2), np.float32), "1m", p) for p in photos]
+    def tiles(pairs: list[tuple[str, str]]) -> list[CalibrationTile]:
+        return [CalibrationTile(np.zeros((4, 4, 3), np.uint8), np.zeros((4, 2), np.float32), t, p) for t, p in pairs]
 
-    by_photo = folds(tiles(["a", "b", "a", "c", "b"]))
-    assert sorted(sorted(f.tolist()) for f in by_photo) == [[0, 2], [1, 4], [3]]
-    assert [f.tolist() for f in folds(tiles(["one"] * 3))] == [[0], [1], [2]]
-    many = folds(tiles([f"p{i:03d}" for i in range(MAX_FOLDS + 8)]))
+    def as_lists(result):
+        fold_list, unit = result
+        return sorted(sorted(f.tolist()) for f in fold_list), unit
+
+    # Both kinds in several photos: a fold is a photo.
+    mixed = tiles([("1m", "a"), ("1m", "b"), ("2m", "a"), ("2m", "c"), ("1m", "c")])
+    assert as_lists(folds(mixed)) == ([[0, 2], [1], [3, 4]], "photo")
+    # One photo per kind (four tiles of it): leaving a photo out would leave its kind unseen, so fold k holds the
+    # k-th tile of every kind.
+    per_kind = tiles([("1m", "p1")] * 3 + [("2m", "p2")] * 3)
+    assert as_lists(folds(per_kind)) == ([[0, 3], [1, 4], [2, 5]], "k-th tile of every kind")
+    # One tile a kind: nothing to cross-validate.
+    assert folds(tiles([("1m", "x"), ("2m", "x"), ("3m", "x")]))[1] == "tile"
+    many = folds(tiles([("1m", f"p{i:03d}") for i in range(MAX_FOLDS + 8)]))[0]
     assert len(many) == MAX_FOLDS and sorted(i for f in many for i in f.tolist()) == list(range(MAX_FOLDS + 8))

@@ -8,7 +8,7 @@ profile's logits averaged over the crop and the crop turned 180 degrees (tiles l
 
 File: one .npz holding `delta_weight` (classes x embedding), `delta_bias` (classes) and `meta`, a JSON string with
 the set's name, source, creation date, the sha256 of the base classifier file, the class list and the measured
-leave-one-out accuracy. A profile built for another classifier file is refused.
+cross-validated accuracy (`fanscan.calibration.fit`). A profile built for another classifier file is refused.
 """
 
 from __future__ import annotations

@@ -34,7 +34,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--out", required=True, metavar="PROFILE.npz", help="profile file to write")
     parser.add_argument("--name", help="name of the tile set (default: the profile's file name)")
     parser.add_argument("--views", type=int, default=None, help="augmented views per tile (default 48)")
-    parser.add_argument("--no-loo", action="store_true", help="skip the leave-one-out measurement (faster)")
+    parser.add_argument("--no-loo", action="store_true",
+                        help="skip the cross-validation (faster; the correction strength is then the default)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the augmented views")
     parser.set_defaults(run=run)
 
@@ -68,25 +69,29 @@ def run(args: argparse.Namespace) -> int:
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"), base_model_sha256=classifier.sha256,
         classes=tuple(classifier.classes), delta_weight=fitted["delta"][0], delta_bias=fitted["delta"][1],
         leave_one_out_accuracy=loo["accuracy"] if loo else None,
-        details={"leave_one_out": loo, "tiles": len(tiles), "photos": fitted["photos"],
+        details={"leave_one_out": loo, "penalty": fitted["penalty"], "tiles": len(tiles), "photos": fitted["photos"],
                  "tile_counts": fitted["tile_counts"], "settings": fitted["settings"],
                  "crops_embedded": fitted["crops_embedded"], "seconds": seconds,
                  "base_model": classifier.path.name},
     )
     save_profile(profile, out)
     missing = 42 - len([k for k in fitted["tile_counts"] if k not in ("back", "none")])
-    if loo:
-        print(f"leave-one-{loo['left_out']}-out accuracy {loo['accuracy']} with the profile, "
-              f"{loo['accuracy_without_profile']} without ({loo['tested']} crops)")
-        if loo["tested_seen_kinds"]:
-            print(f"  on the {loo['tested_seen_kinds']} left-out tiles whose kind the fit still saw: "
-                  f"{loo['accuracy_seen_kinds']} with, {loo['accuracy_seen_kinds_without_profile']} without")
-            if loo["accuracy_seen_kinds"] < loo["accuracy_seen_kinds_without_profile"]:
-                print("warning: the profile reads left-out calibration tiles worse than the shipped model does; "
-                      "more calibration photos a tile (or none) may serve better", file=sys.stderr)
-        else:
-            print("  (one calibration tile a kind: each left-out tile's kind was unseen by the fit, so this is a "
-                  "floor; two photos a tile give a real figure)")
+    print(describe_strength(fitted["penalty"], loo))
+    if loo and loo["accuracy"] is not None:
+        print(f"cross-validated accuracy (by {loo['left_out']}, {loo['folds']} folds): {loo['accuracy']} with the "
+              f"profile, {loo['accuracy_without_profile']} without ({loo['tested']} tiles)")
+        if loo["accuracy"] < loo["accuracy_without_profile"]:
+            print("warning: the profile reads left-out calibration tiles worse than the shipped model does; "
+                  "more calibration photos a tile (or none) may serve better", file=sys.stderr)
     print(f"profile {profile.name!r} written to {out} in {seconds} s"
           + (f"; {missing} tile kinds had no calibration photo (the shipped model reads them)" if missing > 0 else ""))
     return 0
+
+
+def describe_strength(penalty: float | None, loo: dict | None) -> str:
+    """One line: how strongly the profile corrects the shipped head, and how that strength was chosen."""
+    if penalty is None:
+        return (f"the shipped head read the left-out calibration tiles best ({loo['chosen_by']}): the profile makes "
+                "no correction (it still reads each tile both ways up)")
+    how = loo["chosen_by"] if loo else "default (--no-loo)"
+    return f"correction strength: L2 penalty {penalty} toward the shipped head, {how}"
