@@ -40,17 +40,18 @@ class RecordingDetector:
 def test_a_hand_of_small_tiles_costs_no_second_look():
     first = row_of_small_tiles()
     detect = RecordingDetector([])
-    found, fired = scale.zoom_out(np.zeros((480, 640, 3), np.uint8), detect, first)
-    assert not fired and found == first and detect.images == []
+    result = scale.zoom_out(np.zeros((480, 640, 3), np.uint8), detect, first)
+    assert not result.fired and result.detections == first and detect.images == []
 
 
 def test_close_ups_fire_and_a_few_small_tiles_do_not():
     shape = (480, 640, 3)
     assert scale.needs_zoom_out([], shape)  # nothing found
-    assert scale.needs_zoom_out([tile(100, 50, 300, 330)], shape)  # one tile 280 px of 640: large
+    assert scale.needs_zoom_out([tile(100, 50, 300, 330)], shape)  # one tile 280 px of 640: large, weak
+    assert not scale.needs_zoom_out([tile(60 * i, 50, 60 * i + 90, 170, 0.6) for i in range(7)], shape)  # 4.2
     assert not scale.needs_zoom_out(row_of_small_tiles(4), shape)  # 38 px of 640 = 6 %: small
     assert scale.needs_zoom_out([tile(100, 50, 300, 330), tile(150, 100, 200, 160)], shape)  # nested
-    assert not scale.needs_zoom_out(row_of_small_tiles(10) + [tile(100, 50, 300, 330)], shape)  # 11 boxes
+    assert not scale.needs_zoom_out([*row_of_small_tiles(10), tile(100, 50, 300, 330)], shape)  # 11 boxes
 
 
 def test_the_shrunk_view_is_centred_on_the_border_colour_and_its_boxes_come_back():
@@ -58,9 +59,9 @@ def test_the_shrunk_view_is_centred_on_the_border_colour_and_its_boxes_come_back
     image[100:200, 150:250] = (10, 20, 30)
     # In the canvas the photo is 200 x 150 at (100, 75): this box is photo pixels (100, 50)-(180, 170).
     detect = RecordingDetector([tile(150, 100, 190, 160, 0.9)])
-    found, fired = scale.zoom_out(image, detect, [])
-    canvas = detect.images[0]
-    assert fired and canvas.shape == image.shape
+    result = scale.zoom_out(image, detect, [])
+    found, canvas = result.detections, detect.images[0]
+    assert result.fired and result.shrunk_view_found == 1 and canvas.shape == image.shape
     assert (canvas[:75] == 240).all() and (canvas[:, :100] == 240).all()  # the border colour around it
     assert (canvas[75 + 60:75 + 90, 100 + 80:100 + 120] == (10, 20, 30)).all()  # the dark patch, halved
     # The height is scaled about the centre (y 110) by ZOOMED_HEIGHT_SCALE: 120 px -> 108 px.
@@ -88,10 +89,14 @@ def test_one_tile_seen_by_both_passes_is_kept_once_with_the_better_score():
     assert [d.box for d in scale.merge([first], [zoomed])] == [zoomed.box]
 
 
-def test_squeezed_boxes_are_not_a_close_up():
-    assert scale.close_up([tile(100, 50, 300, 330)])
-    assert not scale.close_up([tile(100, 50, 130, 330), tile(140, 50, 170, 330)])  # 9x taller than wide
-    assert not scale.close_up([])
+def test_a_close_up_is_one_the_shrunk_view_saw_with_tile_shaped_boxes():
+    large = [tile(100, 50, 300, 330)]
+    assert scale.ScalePass(large, fired=True, shrunk_view_found=1).close_up
+    assert not scale.ScalePass(large, fired=True, shrunk_view_found=0).close_up  # a squeezed photo's shrunk view
+    assert not scale.ScalePass(large, fired=False).close_up
+    thin = [tile(100, 50, 130, 330), tile(140, 50, 170, 330)]  # 9x taller than wide: squeezed
+    assert not scale.ScalePass(thin, fired=True, shrunk_view_found=2).close_up
+    assert not scale.ScalePass([], fired=True, shrunk_view_found=1).close_up
 
 
 def drawn_tile(face: str, tile_height: int, frame: tuple[int, int] = (640, 480)) -> tuple[np.ndarray, np.ndarray]:

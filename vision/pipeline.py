@@ -24,7 +24,7 @@ from fanscan.vision.detect import DetectedTile, TileDetector, default_detector
 from fanscan.vision.group import ObservedTile, choose_reading
 from fanscan.vision.load import LoadedImage, load_image
 from fanscan.vision.proposal import HandProposal, build_proposal
-from fanscan.vision.scale import close_up, zoom_out
+from fanscan.vision.scale import ScalePass, zoom_out
 
 # How many classifier candidates each tile carries into the reading search.
 TOP_K = 5
@@ -88,19 +88,20 @@ class Pipeline:
         # A photo squeezed along one axis is detected again shrunk along it (vision.aspect); its tiles are cut from
         # the shrunk photo, where they have their shape back.
         detections = self.detector.detect(pixels)
-        fired = False
+        scaled = ScalePass(detections)
         if self.scale_pass:
             # A close-up (few large or nested boxes) is looked at again shrunk (vision.scale); timed apart when it
             # runs, so that a caller can tell how often it does.
             zoom_started = time.perf_counter()
-            detections, fired = zoom_out(pixels, functools.partial(self.detector.detect, refine=False), detections)
-            if fired:
+            scaled = zoom_out(pixels, functools.partial(self.detector.detect, refine=False), detections)
+            detections = scaled.detections
+            if scaled.fired:
                 timings["scale_pass"] = round((time.perf_counter() - zoom_started) * 1000, 2)
         shrunk, fix = pixels, AspectFix()
         if self.aspect_search:
             # A close-up found by the scale pass is searched only if its boxes look squeezed, not for its few tiles.
             shrunk, fix, detections = unsqueeze(pixels, self.detector.detect, detections,
-                                                search_when_weak=not (fired and close_up(detections)))
+                                                search_when_weak=not scaled.close_up)
         lap("detect")
         spec = getattr(self.classifier, "crop_spec", DEFAULT_SPEC)
         crops = crop_tiles(shrunk, [d.quad for d in detections], spec)

@@ -26,10 +26,11 @@ the letterbox grey, and the inner-box rule raised precision without costing reca
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
-from fanscan.vision.aspect import SQUEEZED_ASPECT
+from fanscan.vision.aspect import SQUEEZED_ASPECT, WEAK_EVIDENCE
 from fanscan.vision.detect import DetectedTile, calibrate_boxes, make_tile, nms
 
 ZOOM_OUT = 2.0  # the photo is shown at half its size (tiles of 15-70 % of the frame become 8-35 %)
@@ -62,27 +63,40 @@ def inside_shares(boxes: np.ndarray) -> np.ndarray:
 
 
 def needs_zoom_out(detections: Sequence[DetectedTile], shape: tuple[int, ...]) -> bool:
-    """Whether the first pass looks like a close-up: nothing found, or few boxes that are large or nested."""
+    """Whether the first pass looks like a close-up: nothing found, or few boxes that are nested, or large and
+    weak (scores summing under `aspect.WEAK_EVIDENCE`: the same bar under which the squeezed-photo search starts)."""
     if not detections:
         return True
     if len(detections) > FEW_BOXES:
         return False
     boxes = _boxes(detections)
     long_sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-    if float(np.median(long_sides)) >= LARGE_SHARE * max(shape[:2]):
+    weak = sum(d.score for d in detections) < WEAK_EVIDENCE
+    if weak and float(np.median(long_sides)) >= LARGE_SHARE * max(shape[:2]):
         return True
     return bool((inside_shares(boxes) >= INSIDE).any())
 
 
-def close_up(detections: Sequence[DetectedTile]) -> bool:
-    """Whether the scale pass's detections show tiles of a close-up rather than a squeezed photo: some boxes, shaped
-    like tiles (median long/short side within `aspect.SQUEEZED_ASPECT`). The pipeline then does not start the
-    squeezed-photo search for the little evidence a few tiles give (it would shrink them and split them)."""
-    if not detections:
-        return False
-    boxes = _boxes(detections)
-    sides = np.stack([boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1).clip(min=1e-6)
-    return float(np.median(sides.max(axis=1) / sides.min(axis=1))) <= SQUEEZED_ASPECT
+@dataclass(frozen=True)
+class ScalePass:
+    """The detections after the scale pass; whether it fired; how many boxes the shrunk view found."""
+
+    detections: list[DetectedTile] = field(default_factory=list)
+    fired: bool = False
+    shrunk_view_found: int = 0
+
+    @property
+    def close_up(self) -> bool:
+        """Whether the photo showed itself a close-up rather than a squeezed photo: the shrunk view found tiles, and
+        the boxes are shaped like tiles (median long/short side within `aspect.SQUEEZED_ASPECT`). The pipeline then
+        does not start the squeezed-photo search for the little evidence a few tiles give (it would shrink them
+        along one axis and split them). A squeezed photo's shrunk view finds nothing (dev: all 3 squeezed photos
+        whose first-pass boxes looked tile-shaped)."""
+        if not self.fired or not self.shrunk_view_found or not self.detections:
+            return False
+        boxes = _boxes(self.detections)
+        sides = np.stack([boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1).clip(min=1e-6)
+        return float(np.median(sides.max(axis=1) / sides.min(axis=1))) <= SQUEEZED_ASPECT
 
 
 def shrunk_into_canvas(image: np.ndarray, factor: float = ZOOM_OUT) -> tuple[np.ndarray, tuple[int, int]]:
@@ -124,11 +138,11 @@ def merge(first: Sequence[DetectedTile], zoomed: Sequence[DetectedTile]) -> list
 
 
 def zoom_out(image: np.ndarray, detect: Callable[[np.ndarray], list[DetectedTile]], first: list[DetectedTile]
-             ) -> tuple[list[DetectedTile], bool]:
-    """The detections with the scale pass (the first pass's as they are when it does not fire), and whether it
-    fired. `detect` is the detector's call on a photo (the pipeline passes it without the closer look)."""
+             ) -> ScalePass:
+    """The detections with the scale pass (the first pass's as they are when it does not fire). `detect` is the
+    detector's call on a photo (the pipeline passes it without the closer look)."""
     if not needs_zoom_out(first, image.shape):
-        return first, False
+        return ScalePass(first)
     canvas, (x0, y0) = shrunk_into_canvas(image)
     height, width = image.shape[:2]
     factor_x, factor_y = width / max(1, round(width / ZOOM_OUT)), height / max(1, round(height / ZOOM_OUT))
@@ -138,4 +152,4 @@ def zoom_out(image: np.ndarray, detect: Callable[[np.ndarray], list[DetectedTile
     boxes = np.clip(calibrate_boxes(boxes, 1.0, ZOOMED_HEIGHT_SCALE), 0, limits)
     zoomed = [make_tile(box, tile.score) for box, tile in zip(boxes, found, strict=True)
               if box[2] - box[0] > 1 and box[3] - box[1] > 1]
-    return merge(first, zoomed), True
+    return ScalePass(merge(first, zoomed), True, len(zoomed))
