@@ -50,6 +50,7 @@ from fanscan.vision.detection_metrics import iou_matrix, match
 from fanscan.vision.group import NONE
 from fanscan.vision.letterbox import PAD_GREY
 from fanscan.vision.load import load_image
+from fanscan.vision.scale import inside_shares
 from fanscan.vision.yolo_data import find_data_yaml, read_class_names
 from results_file import shown_path, write_json
 
@@ -242,12 +243,7 @@ def fragment_count(boxes: np.ndarray, truth: np.ndarray) -> int:
     """Boxes lying mostly (`INSIDE_TILE` of their area) inside one labelled tile."""
     if len(boxes) == 0 or len(truth) == 0:
         return 0
-    ix = np.clip(np.minimum(boxes[:, None, 2], truth[None, :, 2]) - np.maximum(boxes[:, None, 0], truth[None, :, 0]),
-                 0, None)
-    iy = np.clip(np.minimum(boxes[:, None, 3], truth[None, :, 3]) - np.maximum(boxes[:, None, 1], truth[None, :, 1]),
-                 0, None)
-    area = np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1e-9)
-    return int(((ix * iy / area[:, None]).max(axis=1) >= INSIDE_TILE).sum())
+    return int((inside_shares(boxes, truth).max(axis=1) >= INSIDE_TILE).sum())
 
 
 def evaluate_case(pipeline, case: Case) -> CaseResult:

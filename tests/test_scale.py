@@ -84,6 +84,13 @@ def test_a_group_taken_for_one_tile_goes_and_its_tiles_stay():
     assert sorted(d.box for d in merged) == sorted(d.box for d in tiles)
 
 
+def test_a_box_across_a_grid_goes_and_the_tiles_it_cuts_stay():
+    tiles = [tile(100, 100, 150, 170, 0.5), tile(160, 100, 210, 170, 0.5)]
+    across = tile(90, 90, 185, 180, 0.6)  # the first tile inside it, half of the second
+    merged = scale.merge(tiles, [across])
+    assert sorted(d.box for d in merged) == sorted(d.box for d in tiles)
+
+
 def test_one_tile_seen_by_both_passes_is_kept_once_with_the_better_score():
     first, zoomed = tile(100, 100, 200, 230, 0.4), tile(105, 95, 205, 225, 0.6)
     assert [d.box for d in scale.merge([first], [zoomed])] == [zoomed.box]
