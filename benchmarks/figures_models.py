@@ -325,11 +325,13 @@ def large_tiles() -> str:
         f"{after['source_photos']} dev photos with tight labels (seed {after['seed']}; "
         f"`{COMMANDS['large_tiles_dev']}`, before: `{COMMANDS['large_tiles_dev_no_scale_pass']}`). "
         + ("The issue's targets for another maker's set (recall 0.97, precision 0.95) are met here. " if reached else
-           "**Short of the issue's targets** for another maker's set (recall 0.97, precision 0.95): these are "
-           "low-resolution dev tiles enlarged, blurrier than a phone's close-up, and the detector was not retrained. ")
+           "**Short of the issue's targets** for another maker's set (recall 0.97, precision 0.95), with the "
+           "detector not retrained; the built close-ups enlarge the dev photos' tiles, so they are blurrier than a "
+           "phone's close-up and are no measure of that private set. ")
         + f"On the {dev['all']['photos']} dev photos as they are the pass fired on {fired} "
-          f"({fired / dev['all']['photos']:.0%}; `{COMMANDS['evaluation_dev']}`), so a hand or table photo costs "
-          "nothing more.",
+          f"({fired / dev['all']['photos']:.0%}: "
+          + ", ".join(f"{m['scale_pass_fired']} {group}" for group, m in dev["groups"].items() if m["scale_pass_fired"])
+          + f"; `{COMMANDS['evaluation_dev']}`); elsewhere it costs only its check.",
     ]
     return "\n".join(lines)
 
