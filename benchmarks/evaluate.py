@@ -129,6 +129,7 @@ class PhotoResult:
     status: str = ""
     labels: str = "as labelled"  # or "repaired" (turned back from an export's rotation), "unrepairable"
     ms: float = 0.0
+    scale_pass: bool = False  # the pipeline's scale pass (vision.scale) fired on the photo
     misses: list[list[float]] = field(default_factory=list)
     false_positives: list[dict] = field(default_factory=list)
 
@@ -186,7 +187,8 @@ def evaluate_photo(pipeline, item: LabelledImage, names: list[str], table: dict[
     truth_ids = [table[names[b.class_index]] for b in item.boxes]
     hand = HAND_TILES[0] <= len(truth) <= HAND_TILES[1]
     result = PhotoResult(item.image_path.name, photo_group(truth), len(truth), hand=hand, status=proposal.status,
-                         ms=round(ms, 1), overrides=list(proposal.rule_overrides))
+                         ms=round(ms, 1), overrides=list(proposal.rule_overrides),
+                         scale_pass="scale_pass" in proposal.timings_ms)
     if hand:
         expected = face_multiset(truth_ids)
         result.exact = face_multiset([t.tile for t in proposal.tiles]) == expected
@@ -264,6 +266,7 @@ def summarise(results: Sequence[PhotoResult]) -> dict:
         "hands_with_override": len(overridden),
         "overrides_made_exact": sum(r.exact and not r.exact_classifier for r in overridden),
         "overrides_made_wrong": sum(r.exact_classifier and not r.exact for r in overridden),
+        "scale_pass_fired": sum(r.scale_pass for r in results),
         "median_ms_per_photo": round(statistics.median(r.ms for r in results), 1) if results else None,
     }
 

@@ -33,6 +33,10 @@ COMMANDS = {
     "evaluation_dev_squeezed_before": "the squeezed evaluation before the search (vision/aspect.py)",
     "evaluation_dev_squeezed": f"python benchmarks/evaluate.py --data {DATA}/train --split dev --squeeze "
                                "--turned-copies --json benchmarks/results/evaluation_dev_squeezed.json",
+    "large_tiles_dev": f"python benchmarks/eval_large_tiles.py --data {DATA}/train "
+                       "--json benchmarks/results/large_tiles_dev.json",
+    "large_tiles_dev_no_scale_pass": f"python benchmarks/eval_large_tiles.py --data {DATA}/train --no-scale-pass "
+                                     "--json benchmarks/results/large_tiles_dev_no_scale_pass.json",
     "backs_sideways_test": f"python benchmarks/eval_backs_sideways.py --data {DATA}/test "
                            "--json benchmarks/results/backs_sideways_test.json",
     "hand_apart": f"python benchmarks/eval_hand_apart.py --data {DATA}/train",

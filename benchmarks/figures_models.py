@@ -328,6 +328,45 @@ def sideways_turned() -> str:
           f"(`{COMMANDS['sideways_turned_speed_worst']}`)")
 
 
+def large_tiles() -> str:
+    """Close-ups built from dev photos, before and after the scale pass (vision/scale.py), and where it fires."""
+    after, before, dev = load("large_tiles_dev"), load("large_tiles_dev_no_scale_pass"), load("evaluation_dev")
+    fired = dev["all"]["scale_pass_fired"]
+
+    def pair(key: str, variant: str, bucket: str | None = None) -> str:
+        a, b = ((r[variant]["all"] if bucket is None else r[variant]["by_size"][bucket]) for r in (after, before))
+        return f"{figure(b[key])} → {figure(a[key])}"
+
+    lines = ["| close-ups from dev photos | cases | tiles | recall | precision | end-to-end | split-tile boxes |",
+             "|---|---|---|---|---|---|---|"]
+    for variant, label in (("crop", "cut from the photo"), ("white", "pasted on near-white"), ("all", "both")):
+        a, b = after[variant]["all"], before[variant]["all"]
+        lines.append(f"| {label} | {a['cases']} | {a['labelled_tiles']} | {pair('recall', variant)} | "
+                     f"{pair('precision', variant)} | {pair('end_to_end_accuracy', variant)} | "
+                     f"{b['fragments']} → {a['fragments']} |")
+    for bucket, measures in after["all"]["by_size"].items():
+        lines.append(f"| tile {bucket} of the frame | {measures['cases']} | {measures['labelled_tiles']} | "
+                     f"{pair('recall', 'all', bucket)} | {pair('precision', 'all', bucket)} | "
+                     f"{pair('end_to_end_accuracy', 'all', bucket)} | "
+                     f"{before['all']['by_size'][bucket]['fragments']} → {measures['fragments']} |")
+    reached = after["all"]["all"]["recall"] >= 0.97 and after["all"]["all"]["precision"] >= 0.95
+    lines += [
+        "",
+        f"Before → after the scale pass; {after['cases_per_variant']} cases of each kind from the "
+        f"{after['source_photos']} dev photos with tight labels (seed {after['seed']}; "
+        f"`{COMMANDS['large_tiles_dev']}`, before: `{COMMANDS['large_tiles_dev_no_scale_pass']}`). "
+        + ("The issue's targets for another maker's set (recall 0.97, precision 0.95) are met here. " if reached else
+           "**Short of the issue's targets** for another maker's set (recall 0.97, precision 0.95), with the "
+           "detector not retrained; the built close-ups enlarge the dev photos' tiles, so they are blurrier than a "
+           "phone's close-up and are no measure of that private set. ")
+        + f"On the {dev['all']['photos']} dev photos as they are the pass fired on {fired} "
+          f"({fired / dev['all']['photos']:.0%}: "
+          + ", ".join(f"{m['scale_pass_fired']} {group}" for group, m in dev["groups"].items() if m["scale_pass_fired"])
+          + f"; `{COMMANDS['evaluation_dev']}`); elsewhere it costs only its check.",
+    ]
+    return "\n".join(lines)
+
+
 def sideways_detector() -> str:
     """The detector card's one line on sideways tiles."""
     before, after, test_before, test_after = sideways_rows()

@@ -47,6 +47,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "differential": product.differential,
     "sideways-turned": models.sideways_turned,
     "sideways-detector": models.sideways_detector,
+    "large-tiles": models.large_tiles,
     "classifier-test-detail": models.classifier_test_detail,
     "classifier-rebuild": models.classifier_rebuild,
     "classifier-per-class": models.classifier_per_class,

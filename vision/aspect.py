@@ -94,14 +94,17 @@ def _shrink(image: np.ndarray, fix: AspectFix, scale: float = 1.0) -> np.ndarray
 
 
 def unsqueeze(
-    image: np.ndarray, detect: Callable[[np.ndarray], list[DetectedTile]], first: list[DetectedTile]
+    image: np.ndarray, detect: Callable[[np.ndarray], list[DetectedTile]], first: list[DetectedTile],
+    search_when_weak: bool = True,
 ) -> tuple[np.ndarray, AspectFix, list[DetectedTile]]:
     """The photo as best shrunk (itself when no shrinking helps), how it was shrunk, and its detections in it.
 
+    `search_when_weak` False: only boxes that look squeezed start the search, not little evidence (a close-up of a
+    few large tiles, `vision.scale`, has little evidence and is not squeezed: shrinking it splits its tiles).
     The factors are tried on a copy at most SEARCH_SIDE pixels long (the net looks at 384 px anyway), and only the
     winner is detected again at full size, so that a large photo costs little more than a small one."""
     axis = squeezed_axis(first)
-    if axis is None and sum(d.score for d in first) >= WEAK_EVIDENCE:
+    if axis is None and (not search_when_weak or sum(d.score for d in first) >= WEAK_EVIDENCE):
         return image, AspectFix(), first
     scale = min(1.0, SEARCH_SIDE / max(image.shape[:2]))
     small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)

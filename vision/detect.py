@@ -17,7 +17,8 @@ proposal net (CenterNet-style, `models/tile_detector.onnx`, see its model card),
 
 Limits: boxes are axis-aligned (the quad is the box's corners; a tile turned ~45 degrees gets its enclosing box),
 the smallest tile found at the full view is ~8 px tall at the input (2 % of the photo's long side), about 0.7 %
-with the closer look (at 1152 px), and the largest about half the view (extreme close-ups are outside training).
+with the closer look (at 1152 px), and the largest about half the view (extreme close-ups are outside training;
+the pipeline looks at a close-up again shrunk: `vision.scale`).
 Orientation 'sideways' means the box is wider than tall (a claimed tile lying across its row); whether a tile is
 upside down or face down is the classifier's call.
 """

@@ -24,6 +24,7 @@ from fanscan.vision.detect import REFINE_FEWER_THAN, DetectedTile, TileDetector,
 from fanscan.vision.group import ObservedTile, choose_reading
 from fanscan.vision.load import LoadedImage, load_image
 from fanscan.vision.proposal import HandProposal, build_proposal
+from fanscan.vision.scale import ScalePass, zoom_out
 
 # How many classifier candidates each tile carries into the reading search.
 TOP_K = 5
@@ -60,9 +61,10 @@ class Pipeline:
     """The models of the photo pipeline, loaded once; `propose` turns a photo into a `HandProposal`."""
 
     def __init__(self, detector: TileDetector | None = None, classifier=None, top_k: int = TOP_K,
-                 aspect_search: bool = True, profile: str | Path | None = None) -> None:
+                 aspect_search: bool = True, profile: str | Path | None = None, scale_pass: bool = True) -> None:
         """`aspect_search`: look again at a photo that seems squeezed along one axis (`vision.aspect`); off only to
-        measure what it costs or brings. `profile`: a set profile file of `fanscan calibrate` for the shipped
+        measure what it costs or brings. `scale_pass`: look again at a close-up, shrunk (`vision.scale`); off
+        likewise. `profile`: a set profile file of `fanscan calibrate` for the shipped
         classifier (not with `classifier`)."""
         self.detector = detector or default_detector()
         if classifier is not None and profile is not None:
@@ -74,6 +76,7 @@ class Pipeline:
         self.classifier = classifier
         self.top_k = top_k
         self.aspect_search = aspect_search
+        self.scale_pass = scale_pass
 
     def propose(self, image: str | Path | np.ndarray | LoadedImage) -> HandProposal:
         """The proposal for a photo file, a decoded `LoadedImage`, or a BGR uint8 array."""
@@ -103,9 +106,20 @@ class Pipeline:
         detections = self.detector.detect(pixels, refine=finer is None)
         if finer is not None and too_coarse(detections, spec):
             return self._read_finer(finer, started)
+        scaled = ScalePass(detections)
+        if self.scale_pass:
+            # A close-up (few large or nested boxes) is looked at again shrunk (vision.scale); timed apart when it
+            # runs, so that a caller can tell how often it does.
+            zoom_started = time.perf_counter()
+            scaled = zoom_out(pixels, functools.partial(self.detector.detect, refine=False), detections)
+            detections = scaled.detections
+            if scaled.fired:
+                timings["scale_pass"] = round((time.perf_counter() - zoom_started) * 1000, 2)
         shrunk, fix = pixels, AspectFix()
         if self.aspect_search:
-            shrunk, fix, detections = unsqueeze(pixels, self.detector.detect, detections)
+            # A close-up found by the scale pass is searched only if its boxes look squeezed, not for its few tiles.
+            shrunk, fix, detections = unsqueeze(pixels, self.detector.detect, detections,
+                                                search_when_weak=not scaled.close_up)
         lap("detect")
         if finer is not None and fix.changed:
             return self._read_finer(finer, started)  # never so with a camera's own photos
