@@ -9,8 +9,8 @@ The construction (the same for every model, fixed seeds):
   CJK fonts of `training.faces.HELD_OUT_FONTS` (WenQuanYi Micro Hei / Zen Hei, IPAex Mincho / Gothic, cwTeX Yen,
   Seto) in the random layouts of `training.faces.glyph_variant_faces` (numeral over 萬, one big flower character,
   numbers in any corner...). The layouts are the candidate recipe's; the fonts are in no training run.
-- group `unifont block`: all 42 faces from GNU Unifont's Mahjong Tiles block (`HELD_OUT_BLOCK_FONTS`), a pixel-art
-  drawing unlike any training art (the only held-out source of dots and bamboo).
+Dots and bamboo are not covered: the one font with their Mahjong Tiles block outside training (GNU Unifont) draws
+them as 16-pixel art with the tile frame inside the glyph, nothing like a tile set (tried and dropped).
 Each face is rendered as a tile in a photo-like scene by `training.renders.Renderer` (backgrounds cut from the
 photos of --data) and cut with the model's exact inference geometry (`training.augment.patch_to_input`, no jitter).
 Every crop is also read turned 90, 180 and 270 degrees clockwise, letterboxed the way `vision.turned_faces` feeds a
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 from fanscan.training.augment import patch_to_input
-from fanscan.training.faces import HELD_OUT_BLOCK_FONTS, HELD_OUT_FONTS, block_faces, glyph_variant_faces, have_rsvg
+from fanscan.training.faces import HELD_OUT_FONTS, glyph_variant_faces, have_rsvg
 from fanscan.training.renders import Renderer, background_photos
 from fanscan.vision.classify import TileClassifier
 from fanscan.vision.turned_faces import TURNS, turn_crop
@@ -37,10 +37,7 @@ SEED = 2026
 
 def construction(data: Path, cache: Path, per_tile: int) -> tuple[list[np.ndarray], list[str], list[str]]:
     """The rendered patches, their tile ids and their group names (see the module doc)."""
-    groups = {
-        "held-out fonts": glyph_variant_faces(cache, HELD_OUT_FONTS, "heldout", SEED, drawn_suits=False),
-        "unifont block": block_faces(cache, HELD_OUT_BLOCK_FONTS),
-    }
+    groups = {"held-out fonts": glyph_variant_faces(cache, HELD_OUT_FONTS, "heldout", SEED, drawn_suits=False)}
     photos = background_photos(data, 30, SEED)
     patches, tiles, names = [], [], []
     for g_index, (name, faces) in enumerate(groups.items()):
@@ -88,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="YOLO-layout folder: backgrounds are cut from it")
     parser.add_argument("--model", type=Path, action="append", required=True, help="classifier ONNX (repeatable)")
-    parser.add_argument("--per-tile", type=int, default=30, help="renders of each tile in each group")
+    parser.add_argument("--per-tile", type=int, default=40, help="renders of each tile in each group")
     parser.add_argument("--cache", type=Path, default=ROOT / "work_data" / "heldout_fonts", help="rasterised faces")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
@@ -100,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     probe = TileClassifier(args.model[0])
     crops = np.stack([patch_to_input(p, probe.crop_spec) for p in patches])
     result = {"construction": "renders of faces from fonts no training run used (see the module doc)",
-              "fonts": list(HELD_OUT_FONTS), "block_fonts": list(HELD_OUT_BLOCK_FONTS), "seed": SEED,
+              "fonts": list(HELD_OUT_FONTS), "seed": SEED,
               "per_tile": args.per_tile, "crops": len(truth),
               "crops_by_group": {g: group.count(g) for g in sorted(set(group))},
               "models": [score(m, crops, truth, group) for m in args.model], "threads": 1}

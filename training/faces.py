@@ -251,7 +251,6 @@ def _picture_flowers(pictures: list[Face], cache: Path) -> list[Face]:
 # that renders of them measure how the classifier reads a set it has never seen (benchmarks/eval_heldout_fonts.py).
 VARIANT_FONTS = ("LXGW WenKai", "cwTeXKai", "cwTeXMing", "cwTeXFangSong", "KouzanBrushFont", "Klee One")
 HELD_OUT_FONTS = ("WenQuanYi Micro Hei", "WenQuanYi Zen Hei", "IPAexMincho", "IPAexGothic", "cwTeXYen", "SetoFont")
-HELD_OUT_BLOCK_FONTS = ("Unifont Upper",)
 # Tiles the development split and new sessions confuse most (7m/6m -> 9m, 2m -> 3m, 2p -> 4p, 6s -> 9s): more
 # glyph variants drawn for them.
 CONFUSABLE = ("2m", "3m", "6m", "7m", "9m", "2p", "4p", "6s", "9s")
