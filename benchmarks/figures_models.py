@@ -424,6 +424,42 @@ def classifier_per_class() -> str:
     return "\n".join(lines)
 
 
+def _pooled(result: dict, names: str) -> float:
+    """Top-1 over the boxes of several classes together."""
+    rows = [result["per_class"][name] for name in names if name in result["per_class"]]
+    return sum(r["top1"] * r["n"] for r in rows) / max(sum(r["n"] for r in rows), 1)
+
+
+def classifier_candidate() -> str:
+    """The unshipped candidate against the shipped model: dev split (per confusable class) and held-out fonts."""
+    shipped, candidate = load("classifier_dev"), load("classifier_dev_candidate")
+    fonts = load("classifier_heldout_fonts")
+    by_model = {("candidate" if "candidate" in m["model"] else "shipped"): m["by_turn"] for m in fonts["models"]}
+    lines = ["| | shipped (run 3) | candidate |", "|---|---|---|",
+             f"| dev top-1, {candidate['crops']:,} boxes (shipped trained on 219 of the 234 photos) | "
+             f"{shipped['top1']:.4f} | {candidate['top1']:.4f} |",
+             f"| dev, lowest class | {lowest_class(shipped)} | {lowest_class(candidate)} |"]
+    for group in (("2m", "3m"), ("6m", "7m", "9m"), ("2p", "4p"), ("6s", "9s")):
+        cells = [" / ".join(f"{r['per_class'][n]['top1']:.4f}" for n in group) for r in (shipped, candidate)]
+        lines.append(f"| dev {' / '.join(f'`{n}`' for n in group)} | {cells[0]} | {cells[1]} |")
+    flowers = sum(candidate["per_class"][n]["n"] for n in "abcdefgh" if n in candidate["per_class"])
+    lines.append(f"| dev flowers and seasons ({flowers} boxes, pooled) | {_pooled(shipped, 'abcdefgh'):.4f} | "
+                 f"{_pooled(candidate, 'abcdefgh'):.4f} |")
+    lines.append(f"| held-out fonts top-1, {fonts['crops']:,} renders, as they are | "
+                 f"{by_model['shipped']['0']['top1']:.4f} | {by_model['candidate']['0']['top1']:.4f} |")
+    lines.append(f"| held-out fonts, turned 180° | {by_model['shipped']['180']['top1']:.4f} | "
+                 f"{by_model['candidate']['180']['top1']:.4f} |")
+    lines.append(f"| held-out fonts, turned 90° / 270° | {by_model['shipped']['90']['top1']:.4f} / "
+                 f"{by_model['shipped']['270']['top1']:.4f} | {by_model['candidate']['90']['top1']:.4f} / "
+                 f"{by_model['candidate']['270']['top1']:.4f} |")
+    for label, names in (("character tiles", [f"{n}m" for n in range(1, 10)]), ("flowers and seasons", "abcdefgh")):
+        cells = [sum(by_model[m]["0"]["per_class"][n]["top1"] for n in names) / len(names)
+                 for m in ("shipped", "candidate")]
+        lines.append(f"| held-out fonts, {label} (mean of {len(names)}) | {cells[0]:.4f} | {cells[1]:.4f} |")
+    return "\n".join(lines) + (f"\n\nCommands: `{COMMANDS['classifier_dev_candidate']}` (shipped: "
+                               f"`{COMMANDS['classifier_dev']}`); `{COMMANDS['classifier_heldout_fonts']}`.")
+
+
 def classifier_speed() -> str:
     result = load("classifier_speed")
     return (f"median {result['median_ms_per_crop']:.2f} ms per crop in batches of {result['batch']} "

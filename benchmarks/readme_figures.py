@@ -52,6 +52,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "classifier-rebuild": models.classifier_rebuild,
     "classifier-per-class": models.classifier_per_class,
     "classifier-speed": models.classifier_speed,
+    "classifier-candidate": models.classifier_candidate,
     "detector-misses": models.detector_misses,
     "backs-test": models.backs_test,
     "detector-calibration": models.detector_calibration,

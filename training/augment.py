@@ -22,8 +22,12 @@ def base_scale(spec: CropSpec) -> float:
 
 
 def patch_to_input(patch: np.ndarray, spec: CropSpec, rng: np.random.Generator | None = None,
-                   square: bool = False) -> np.ndarray:
-    """The (spec.height, spec.width, 3) uint8 model input for a patch; jittered when `rng` is given."""
+                   square: bool = False, quarter_turn: float = 0.0) -> np.ndarray:
+    """The (spec.height, spec.width, 3) uint8 model input for a patch; jittered when `rng` is given.
+
+    `quarter_turn`: share of patches (of any shape) turned a quarter either way and shrunk by width / height so the
+    turned tile fits the input, as the runtime's turned re-read (`vision.turned_faces`) letterboxes a turned crop.
+    """
     scale, angle, shift = base_scale(spec), 0.0, np.zeros(2)
     if rng is not None:
         scale *= float(np.exp(np.clip(rng.normal(0, 0.08), -0.2, 0.2)))
@@ -32,6 +36,9 @@ def patch_to_input(patch: np.ndarray, spec: CropSpec, rng: np.random.Generator |
             angle += 180.0
         if square and rng.random() < 0.35:
             angle += 90.0 * rng.choice([-1, 1])
+        elif quarter_turn and rng.random() < quarter_turn:
+            angle += 90.0 * rng.choice([-1, 1])
+            scale *= spec.width / spec.height
         shift = rng.normal(0, 0.035, 2) * np.array([spec.width, spec.height])
     centre = (STORE_SPEC.width / 2, STORE_SPEC.height / 2)
     matrix = cv2.getRotationMatrix2D(centre, angle, scale)

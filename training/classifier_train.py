@@ -25,7 +25,7 @@ from fanscan.training.augment import patch_to_input
 from fanscan.training.classes import CLASSES
 from fanscan.training.classifier_net import ClassifierNet
 from fanscan.training.export import MEAN, STD, export_onnx
-from fanscan.training.faces import build_faces
+from fanscan.training.faces import CONFUSABLE, build_faces
 from fanscan.training.real_data import PatchSet, extract_split
 from fanscan.training.renders import RENDER_VERSION, Renderer, background_photos, render_set
 from fanscan.vision.crops import CropSpec
@@ -67,6 +67,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--renders-per-tile", type=int, default=160, help="rendered patches per tile (flowers x2)")
     p.add_argument("--render-backs", type=int, default=1500)
     p.add_argument("--render-none", type=int, default=1500)
+    p.add_argument("--quarter-turn", type=float, default=0.0,
+                   help="share of crops of any shape turned a quarter (faces in 4 orientations; candidate recipe)")
+    p.add_argument("--glyph-variants", action="store_true",
+                   help="candidate recipe: more CJK fonts and random glyph layouts for characters, winds, dragons, "
+                        "flowers and seasons, drawn dots / bamboo layouts, 1.5x renders of the confusable tiles")
     p.add_argument("--loose-weight", type=float, default=0.3, help="sampling weight of loose boxes (rotated photos)")
     p.add_argument("--limit-images", type=int, default=None, help="use only the first N photos (tests)")
     p.add_argument("--eval-every", type=int, default=500)
@@ -97,15 +102,17 @@ def prepare(args: argparse.Namespace) -> Data:
         real = extract_split(args.data, seed=args.seed, limit_images=args.limit_images, progress=log)
         real.save(real_path)
     render_key = f"{key}-v{RENDER_VERSION}-r{args.renders_per_tile}-b{args.render_backs}-n{args.render_none}"
+    render_key += "-glyphs" if args.glyph_variants else ""
     render_path = args.cache / f"renders-{render_key}.npz"
     if render_path.exists():
         renders = PatchSet.load(render_path)
     else:
-        faces, backs = build_faces(args.artwork, args.cache / "faces")
+        faces, backs = build_faces(args.artwork, args.cache / "faces", args.glyph_variants)
         log(f"faces: {sum(len(v) for v in faces.values())} for {len(faces)} tiles, {len(backs)} back designs")
         photos = background_photos(args.data, 60, args.seed)
         renderer = Renderer(faces, backs, photos, args.seed + 1)
-        renders = render_set(renderer, args.renders_per_tile, args.render_backs, args.render_none, progress=log)
+        renders = render_set(renderer, args.renders_per_tile, args.render_backs, args.render_none, progress=log,
+                             boost=CONFUSABLE if args.glyph_variants else ())
         renders.save(render_path)
     # The development split (whole photo sessions, shared with the detector): never trained on.
     is_val = np.array([is_dev_session(session_of(s), args.val_fraction) for s in real.sources], bool)
@@ -177,8 +184,8 @@ def make_batch(data: Data, step: int, args: argparse.Namespace) -> tuple[torch.T
     """A deterministic batch for `step` (its own RNG: resuming gives the same batches)."""
     rng = np.random.default_rng([args.seed, step])
     picks = rng.choice(len(data.train), size=args.batch, p=data.weights)
-    images = np.stack([patch_to_input(data.train.patches[i], INPUT_SPEC, rng, bool(data.train.square[i]))
-                       for i in picks])
+    images = np.stack([patch_to_input(data.train.patches[i], INPUT_SPEC, rng, bool(data.train.square[i]),
+                                      args.quarter_turn) for i in picks])
     return to_tensor(images), torch.from_numpy(data.train.labels[picks])
 
 

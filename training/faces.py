@@ -153,10 +153,13 @@ def _text(x: float, y: float, size: float, text: str, font: str, colour: str, an
             f'text-anchor="{anchor}" dominant-baseline="central">{text}</text>')
 
 
-def _block_faces(cache: Path) -> list[Face]:
+BLOCK_FONTS = ("Symbola", "Noto Sans Symbols2")
+
+
+def block_faces(cache: Path, fonts: tuple[str, ...] = BLOCK_FONTS) -> list[Face]:
     """The Unicode Mahjong Tiles glyphs; their drawn tile outline is cut off so the face sits on our body."""
     faces = []
-    for font in ("Symbola", "Noto Sans Symbols2"):
+    for font in fonts:
         style = "font-" + font.split()[0].lower() + ("2" if "2" in font else "")
         for offset, tile in enumerate(_BLOCK):
             glyph = f"&#x{0x1F000 + offset:X};"
@@ -244,8 +247,101 @@ def _picture_flowers(pictures: list[Face], cache: Path) -> list[Face]:
     return faces
 
 
-def build_faces(artwork: Path, cache: Path) -> tuple[dict[str, list[Face]], list[Face]]:
-    """All faces by tile id, and the back designs. Rasterised SVGs are cached under `cache`."""
+# Candidate recipe (`glyph_variant_faces`): more CJK fonts for training, and fonts kept out of every training run so
+# that renders of them measure how the classifier reads a set it has never seen (benchmarks/eval_heldout_fonts.py).
+VARIANT_FONTS = ("LXGW WenKai", "cwTeXKai", "cwTeXMing", "cwTeXFangSong", "KouzanBrushFont", "Klee One")
+HELD_OUT_FONTS = ("WenQuanYi Micro Hei", "WenQuanYi Zen Hei", "IPAexMincho", "IPAexGothic", "cwTeXYen", "SetoFont")
+# Tiles the development split and new sessions confuse most (7m/6m -> 9m, 2m -> 3m, 2p -> 4p, 6s -> 9s): more
+# glyph variants drawn for them.
+CONFUSABLE = ("2m", "3m", "6m", "7m", "9m", "2p", "4p", "6s", "9s")
+_CHINESE_DIGITS = "一二三四"
+
+
+def _glyph(x: float, y: float, size: float, text: str, font: str, colour: str, weight: str = "normal",
+           squeeze: float = 1.0) -> str:
+    """Text centred on (x, y), optionally bold and narrowed / widened by `squeeze` (sets draw glyphs tall or wide)."""
+    return (f'<g transform="translate({x:.1f} {y:.1f}) scale({squeeze:.2f} 1)"><text x="0" y="0" '
+            f'font-size="{size:.1f}" font-family="{font}" font-weight="{weight}" fill="{colour}" '
+            f'text-anchor="middle" dominant-baseline="central">{text}</text></g>')
+
+
+def _man_body(n: int, font: str, rng: np.random.Generator) -> str:
+    """A character tile with a random layout: numeral over 萬 (sometimes 万), sizes, weight, colours, corner digit."""
+    weight = "bold" if rng.random() < 0.4 else "normal"
+    squeeze = float(rng.uniform(0.8, 1.25))
+    numeral_colour = str(rng.choice(["#1a1a80", "#101010", "#b01010", "#0b5a1a"]))
+    man_colour = str(rng.choice(["#b01010", "#c02020", "#101010"]))
+    numeral_size, man_size = rng.uniform(60, 96), rng.uniform(70, 100)
+    numeral_y, man_y = rng.uniform(46, 66), rng.uniform(130, 150)
+    body = (_glyph(75, numeral_y, numeral_size, _NUMERALS[n - 1], font, numeral_colour, weight, squeeze)
+            + _glyph(75, man_y, man_size, "萬" if rng.random() < 0.85 else "万", font, man_colour, weight, squeeze))
+    if rng.random() < 0.4:
+        x = 18 if rng.random() < 0.6 else 132
+        body += _text(x, 20, rng.uniform(24, 34), str(n), "DejaVu Sans", man_colour)
+    return body
+
+
+def _flower_body(tile: str, font: str, rng: np.random.Generator) -> str:
+    """A flower or season as characters and numbers: one big name character alone, with a number in any corner
+    (Arabic or Chinese), or a big number over the character."""
+    char, number = _FLOWER_NAMES[tile]
+    colour = str(rng.choice(["#107020", "#b01010", "#1a3aa0", "#101010"]))
+    weight = "bold" if rng.random() < 0.3 else "normal"
+    kind = int(rng.integers(4))
+    if kind == 0:  # one big character
+        return _glyph(75, 100, rng.uniform(105, 135), char, font, colour, weight, float(rng.uniform(0.85, 1.1)))
+    if kind == 3:  # a big number over the character
+        return (_glyph(75, 62, rng.uniform(70, 95), str(number), "DejaVu Serif", colour, weight)
+                + _glyph(75, 150, rng.uniform(55, 75), char, font, colour, weight))
+    big = _glyph(75, rng.uniform(95, 115), rng.uniform(80, 110), char, font, colour, weight)
+    x, y = (22, 24) if rng.random() < 0.5 else (128, 24) if rng.random() < 0.5 else (22, 176)
+    digit = str(number) if kind == 1 else _CHINESE_DIGITS[number - 1]
+    return big + _text(x, y, rng.uniform(26, 40), digit, "DejaVu Sans" if kind == 1 else font, "#1a1a80")
+
+
+def glyph_variant_faces(cache: Path, fonts: tuple[str, ...], style: str, seed: int,
+                        drawn_suits: bool = True) -> list[Face]:
+    """Character tiles, winds, red and green dragons, flowers and seasons in random layouts from each of `fonts`
+    (more variants of the `CONFUSABLE` tiles), and, with `drawn_suits`, dots and bamboo drawn from their layouts
+    (`drawn_suits`). Cached under `cache/style*`; the same seed gives the same faces."""
+    from fanscan.training.drawn_suits import suit_bodies
+
+    rng = np.random.default_rng(seed)
+    bodies: list[tuple[str, str, str]] = []  # (folder, tile, svg body)
+    for f_index, font in enumerate(fonts):
+        folder = f"{style}{f_index}"
+        for n in range(1, 10):
+            count = 5 if f"{n}m" in CONFUSABLE else 3
+            bodies += [(folder, f"{n}m", _man_body(n, font, rng)) for _ in range(count)]
+        for tile, (char, letter) in _WINDS.items():
+            for _ in range(2):
+                main = _glyph(75, 100, rng.uniform(95, 125), char, font, str(rng.choice(["#1a1a80", "#101010"])),
+                              "bold" if rng.random() < 0.4 else "normal", float(rng.uniform(0.85, 1.15)))
+                bodies.append((folder, tile, main + (_text(20, 20, 28, letter, "DejaVu Sans", "#1a1a80")
+                                                     if rng.random() < 0.5 else "")))
+        bodies.append((folder, "C", _glyph(75, 100, rng.uniform(110, 135), "中", font, "#c01010",
+                                           "bold" if rng.random() < 0.4 else "normal")))
+        bodies.append((folder, "F", _glyph(75, 100, rng.uniform(100, 125), "發", font, "#107020",
+                                           "bold" if rng.random() < 0.4 else "normal")))
+        for tile in _FLOWER_NAMES:
+            bodies += [(folder, tile, _flower_body(tile, font, rng)) for _ in range(4)]
+    if drawn_suits:
+        for tile, svgs in suit_bodies(6, seed + 1).items():
+            count = len(svgs) if tile in CONFUSABLE else 4
+            bodies += [(f"{style}-drawn", tile, body) for body in svgs[:count]]
+    faces = []
+    numbering: dict[tuple[str, str], int] = {}
+    for folder, tile, body in bodies:
+        v = numbering[(folder, tile)] = numbering.get((folder, tile), -1) + 1
+        rgba = _rasterise(_svg(body), cache / folder / f"{tile}_{v}.png")
+        if _has_ink(rgba):
+            faces.append(Face(folder, tile, rgba))
+    return faces
+
+
+def build_faces(artwork: Path, cache: Path, glyph_variants: bool = False) -> tuple[dict[str, list[Face]], list[Face]]:
+    """All faces by tile id, and the back designs. Rasterised SVGs are cached under `cache`. `glyph_variants` adds
+    the candidate recipe's faces (`glyph_variant_faces` over the shipped fonts and `VARIANT_FONTS`)."""
     artwork, cache = Path(artwork), Path(cache)
     faces: list[Face] = []
     backs: list[Face] = []
@@ -259,10 +355,12 @@ def build_faces(artwork: Path, cache: Path) -> tuple[dict[str, list[Face]], list
         if (artwork / "fluffystuff-cc0").is_dir():
             fluffy, backs = _fluffy_faces(artwork / "fluffystuff-cc0", cache)
             faces += fluffy
-        faces += _block_faces(cache)
+        faces += block_faces(cache)
         faces += _composed_faces(cache)
         pictures = [f for f in faces if f.style in ("uni", "unib", "font-symbola", "font-noto2")]
         faces += _picture_flowers(pictures, cache)
+        if glyph_variants:
+            faces += glyph_variant_faces(cache, _CJK_FONTS + VARIANT_FONTS, "variant", seed=11)
     by_tile: dict[str, list[Face]] = {}
     for face in faces:
         by_tile.setdefault(face.tile, []).append(face)

@@ -11,7 +11,7 @@ designs) and `none` (tile sides, gaps between two tiles, bare backgrounds).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 import cv2
@@ -240,9 +240,10 @@ class Renderer:
 
 def render_set(
     renderer: Renderer, per_tile: int, per_back: int, per_none: int,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[str], None] | None = None, boost: Collection[str] = (), boost_factor: float = 1.5,
 ) -> PatchSet:
-    """`per_tile` patches of every tile class that has faces, and the given numbers of `back` and `none`."""
+    """`per_tile` patches of every tile class that has faces (`boost_factor` times as many for the `boost` tiles),
+    and the given numbers of `back` and `none`."""
     plan: list[str] = []
     for name in CLASSES:
         if name == BACK:
@@ -252,7 +253,8 @@ def render_set(
         elif renderer.faces.get(name):
             # Flowers and seasons vary most between sets, and the white dragon (blank, framed, double-framed) must
             # not pass for a back: twice the renders.
-            plan += [name] * (per_tile * (2 if name in "abcdefghP" else 1))
+            count = per_tile * (2 if name in "abcdefghP" else 1)
+            plan += [name] * (round(count * boost_factor) if name in boost else count)
     patches = []
     for i, name in enumerate(plan, start=1):
         patches.append(renderer.render(name))

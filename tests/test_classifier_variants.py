@@ -1,0 +1,71 @@
+"""The candidate recipe's extra training data: drawn suit layouts, quarter turns of any crop, boosted renders."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+from fanscan.training.augment import patch_to_input
+from fanscan.training.classes import CLASSES
+from fanscan.training.classifier_train import INPUT_SPEC
+from fanscan.training.drawn_suits import bamboo_body, dots_body
+from fanscan.training.faces import FACE_H, FACE_W, Face
+from fanscan.training.real_data import STORE_SPEC
+from fanscan.training.renders import Renderer, render_set
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _elements(body: str) -> ET.Element:
+    return ET.fromstring(f'<svg xmlns="http://www.w3.org/2000/svg">{body}</svg>')
+
+
+@pytest.mark.parametrize("count", range(2, 10))
+def test_drawn_bamboo_has_one_stick_per_count(count: int) -> None:
+    for seed in range(3):
+        sticks = _elements(bamboo_body(count, np.random.default_rng(seed))).findall(f"{SVG}g")
+        assert len(sticks) == count
+
+
+@pytest.mark.parametrize("count", range(2, 10))
+def test_drawn_dots_have_count_dots_inside_the_face(count: int) -> None:
+    for seed in range(3):
+        circles = _elements(dots_body(count, np.random.default_rng(seed))).findall(f"{SVG}circle")
+        # A dot is two circles (ring or solid, and its centre) or eight petals and a centre.
+        assert len(circles) in (2 * count, 9 * count)
+        centres = [(float(c.get("cx")), float(c.get("cy")), float(c.get("r"))) for c in circles]
+        assert all(r <= x <= FACE_W - r and r <= y <= FACE_H - r for x, y, r in centres)
+
+
+def _bright_bar_patch() -> np.ndarray:
+    """A tall white tile-shaped rectangle on black, centred like a stored patch's tile."""
+    patch = np.zeros((STORE_SPEC.height, STORE_SPEC.width, 3), np.uint8)
+    cy, cx = STORE_SPEC.height // 2, STORE_SPEC.width // 2
+    patch[cy - 40:cy + 40, cx - 12:cx + 12] = 255
+    return patch
+
+
+def _bright_extent(image: np.ndarray) -> tuple[int, int]:
+    ys, xs = np.nonzero(image.max(axis=2) > image.max() * 0.6)
+    return int(xs.max() - xs.min()), int(ys.max() - ys.min())
+
+
+def test_quarter_turn_lays_a_tall_tile_on_its_side() -> None:
+    patch = _bright_bar_patch()
+    for seed in range(5):
+        width, height = _bright_extent(patch_to_input(patch, INPUT_SPEC, np.random.default_rng(seed),
+                                                      quarter_turn=1.0))
+        assert width > 1.3 * height  # the 7-degree (sigma) tilt jitter widens the short side
+        width, height = _bright_extent(patch_to_input(patch, INPUT_SPEC, np.random.default_rng(seed)))
+        assert height > 1.3 * width
+
+
+def test_boosted_tiles_get_more_renders() -> None:
+    rgba = np.zeros((FACE_H, FACE_W, 4), np.uint8)
+    rgba[60:140, 40:110] = (0, 0, 200, 255)
+    faces = {tile: [Face("test", tile, rgba)] for tile in ("2m", "3m", "a")}
+    renders = render_set(Renderer(faces, [], [], seed=0), per_tile=2, per_back=1, per_none=1, boost=("2m", "a"),
+                         boost_factor=1.5)
+    counts = {CLASSES[i]: int(n) for i, n in zip(*np.unique(renders.labels, return_counts=True), strict=True)}
+    assert counts == {"2m": 3, "3m": 2, "a": 6, "back": 1, "none": 1}
