@@ -46,12 +46,16 @@ def web_speed() -> str:
            else "")
         + f"). Where it goes, per request: detect {split['detect_ms']:.0f} ms, crop "
         f"{split['crop_ms']:.0f}, classify {split['classify_ms']:.0f}, group {split['group_ms']:.0f} (the proposal's "
-        f"own timings), and {split['upload_decode_and_reply_ms']:.0f} ms for the rest — upload, decoding the JPEG "
-        f"coarse first at {alone['working_size'].replace('x', '×')} ("
-        + ("the tiles are large enough there for their crops, so the photo is not decoded again at the working size; "
+        f"own timings), and {split['upload_decode_and_reply_ms']:.0f} ms for the rest — receiving the upload, "
+        "decoding it and the reply. The page sends a JPEG over 1 MB scaled down (decoded at a reduced size by the "
+        "browser's own decoder and re-encoded: \"What it sends\" above), which the server decodes coarse first at "
+        f"{alone['working_size'].replace('x', '×')}"
+        + (" (the tiles are large enough there for their crops, so it is not decoded again at the working size)"
            if alone.get("read_at_the_coarse_size") else "")
-        + f"{alone['load_and_scale_ms']:.0f} ms timed alone in the same run) and the reply. The page decodes the photo "
-        "for display once the server has answered, so that the two do not share the cores at the same moment. "
+        + f"; the 12-MP file itself, sent as it is by a browser without that decoder, takes "
+        f"{alone['load_and_scale_ms']:.0f} ms to decode so on the server (timed alone in the same run). The page "
+        "decodes the photo for display once the server has answered, so that the two do not share the cores at the "
+        "same moment. "
         f"Decoding and the pipeline together took {pipeline_ms:.0f} ms in `{COMMANDS['vision_speed']}` "
         f"({'under' if pipeline_ms <= targets['photo_12mp_server_ms'] else 'over'} the server target).",
     ])
