@@ -9,7 +9,7 @@ Each batch is the `fanscan batch FOLDER --out T.jsonl` command in its own proces
 figure includes what a user waits for: start-up, loading the models, for `--workers` starting the local cluster (the
 external cluster is started, with both workers connected, before its clock starts). `steady_photos_per_s` counts
 only from the first row to the last (`--json-progress` events), leaving start-up out. Ratios are of the end-to-end
-photos/s to the in-process one. `--repeats` rounds (default 3) run the three kinds in rotating order, and medians
+photos/s to the in-process one. `--repeats` rounds (default 5) run the three kinds in rotating order, and medians
 are reported. The machine's load average (1 min) is recorded before each batch: on a shared machine it says how far
 the figures can be trusted. In-process uses the default threads (the detector takes
 min(2, cores) onnxruntime threads, the classifier one); each Dask worker process one thread, one per model.
@@ -121,8 +121,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--folder", type=Path, default=SAMPLES, help="photos to copy into the batch folder")
     parser.add_argument("--copies", type=int, default=13, help="how many times the folder is repeated (default 13)")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="batches of each kind, in rotating order (default 3; medians reported)")
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="batches of each kind, in rotating order (default 5; medians reported)")
     parser.add_argument("--chunk", type=int,
                         help="photos per Dask task for the two cluster batches (default: the batch's own choice)")
     parser.add_argument("--json", type=Path, default=OUT, help=f"result file (default {OUT.relative_to(ROOT)})")
