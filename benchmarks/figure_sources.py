@@ -63,10 +63,11 @@ COMMANDS = {
     "turned_faces_dev": f"python benchmarks/eval_turned_faces.py --data {DATA}/train --split dev --hands "
                         "--json benchmarks/results/turned_faces_dev.json",
     "classifier_dev_candidate": f"python benchmarks/eval_classifier.py --data {DATA}/train --split dev "
-                                "--model runs/classifier-candidate/model.onnx "
+                                "--model ../runs/classifier-candidate-14k/model.onnx "
                                 "--json benchmarks/results/classifier_dev_candidate.json",
     "classifier_heldout_fonts": f"python benchmarks/eval_heldout_fonts.py --data {DATA}/train "
-                                "--model models/tile_classifier.onnx --model runs/classifier-candidate/model.onnx "
+                                "--model models/tile_classifier.onnx "
+                                "--model ../runs/classifier-candidate-14k/model.onnx "
                                 "--json benchmarks/results/classifier_heldout_fonts.json",
     "classifier_speed": "python benchmarks/classifier_speed.py --json benchmarks/results/classifier_speed.json",
     "sideways_turned_speed": "python benchmarks/sideways_turned_speed.py "
