@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from fanscan.batch_files import BatchFile
 from fanscan.batch_rows import NOT_VISIBLE, PhotoJob, error_row, score_job, score_jobs_on_worker
@@ -130,23 +130,31 @@ def cluster_rows(files: Sequence[BatchFile], settings: dict[str, Any], *, schedu
         while scored_here < len(files) and not starting.done():
             yield score_job(PhotoJob(files[scored_here]), settings)
             scored_here += 1
-        client, threads, dashboard = starting.result()
+        ready = starting.result()
+        client, threads = ready.client, ready.threads
         rest = files[scored_here:]
         chunk = chunk or auto_chunk(len(rest), threads)
-        info = client.scheduler_info()
-        note(f"Dask: {client.scheduler.address}, {len(info['workers'])} workers, {threads} threads, "
+        note(f"Dask: {client.scheduler.address}, {ready.workers} workers, {threads} threads, "
              f"{chunk} photo{'s' if chunk > 1 else ''} a task; {scored_here} photo{'s' if scored_here != 1 else ''} "
-             "scored here while it started" + (f"; dashboard {dashboard}" if dashboard else
+             "scored here while it started" + (f"; dashboard {ready.dashboard}" if ready.dashboard else
                                                "; no dashboard (pip install bokeh)"))
         if rest:
             yield from _stream(client, rest, settings, send_bytes, in_flight=max(32, 4 * threads), note=note,
                                chunk=chunk, threads=threads)
 
 
+class ReadyCluster(NamedTuple):
+    """A cluster whose workers have loaded the batch's models, as the scheduler described it once it was ready."""
+
+    client: Any
+    workers: int
+    threads: int
+    dashboard: str | None  # its link, None without one
+
+
 def _ready_client(stack: ExitStack, scheduler: str | None, workers: int | None,
-                  settings: dict[str, Any]) -> tuple[Any, int, str | None]:
-    """A client of a cluster whose workers have loaded the same models as `settings` says; its thread count and
-    its dashboard link (None without one)."""
+                  settings: dict[str, Any]) -> ReadyCluster:
+    """A client of a cluster whose workers have loaded the same models as `settings` says."""
     from fanscan.batch_worker import PLUGIN_NAME, ModelLoader, worker_model_versions
 
     client = _client(stack, scheduler, workers)
@@ -169,7 +177,7 @@ def _ready_client(stack: ExitStack, scheduler: str | None, workers: int | None,
     threads = sum(w["nthreads"] for w in info["workers"].values())
     # The scheduler's web server runs without Bokeh too, but its dashboard pages need Bokeh (where it runs).
     dashboard = "dashboard" in info.get("services", {}) and (scheduler or importlib.util.find_spec("bokeh"))
-    return client, threads, client.dashboard_link if dashboard else None
+    return ReadyCluster(client, len(info["workers"]), threads, client.dashboard_link if dashboard else None)
 
 
 def _stream(client, files: Sequence[BatchFile], settings: dict[str, Any], send_bytes: bool, in_flight: int,
