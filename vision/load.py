@@ -114,8 +114,9 @@ def decode_image(data: bytes, path: Path, max_side: int = WORKING_MAX_SIDE,
     reduce = _jpeg_reduction(header, 0.8 * max_side)
     coarse = _jpeg_reduction(header, COARSE_MIN_SIDE) if coarse_first else reduce
     if coarse > reduce:
+        # Cached: the pipeline and an annotated copy both ask for the working size, which is decoded once.
         return replace(_decoded(data, header, where, coarse, max_side, path),
-                       finer=functools.partial(decode_image, data, path, max_side))
+                       finer=functools.cache(functools.partial(decode_image, data, path, max_side)))
     return _decoded(data, header, where, reduce, max_side, path)
 
 
