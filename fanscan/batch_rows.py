@@ -26,7 +26,7 @@ class PhotoJob:
 
 def score_job(job: PhotoJob, settings: dict[str, Any]) -> dict[str, Any]:
     """The row for one photo (an error row when it cannot be scored)."""
-    from fanscan.commands.photo import accepted_hand, context_from_args, read_photo
+    from fanscan.commands.photo import accepted_hand, context_from_args, read_photo, settled
     from fanscan.scoring import score
     from fanscan.vision.load import decode_image, read_image_file
 
@@ -35,7 +35,8 @@ def score_job(job: PhotoJob, settings: dict[str, Any]) -> dict[str, Any]:
     args = settings_namespace(settings)
     try:
         data = job.data if job.data is not None else read_image_file(Path(job.file.path), job.file.where)
-        proposal = read_photo(decode_image(data, Path(job.file.where), coarse_first=True), profile=args.profile)
+        proposal = settled(read_photo(decode_image(data, Path(job.file.where), coarse_first=True),
+                                      profile=args.profile), args)
         row.update(status=proposal.status, hand=proposal.hand.strip(), tiles=len(proposal.tiles),
                    warnings="; ".join(proposal.warnings))
         if proposal.needs_review and not args.accept_overrides:

@@ -6,6 +6,7 @@ import math
 
 import pytest
 from fanscan.scoring.notation import format_hand
+from fanscan.vision import group
 from fanscan.vision.group import COMPLETE, INCOMPLETE, READY, ObservedTile, choose_reading
 from fanscan.vision.readings import Candidate, best_first, prune_candidates
 from fanscan.vision.rows import find_rows
@@ -132,7 +133,19 @@ def test_rules_pick_a_winning_reading_over_a_more_probable_non_winning_one():
     assert best.tiles[5] == "6p"  # 456p is already winning: the most probable reading stands
     specs[5] = (("7p", 0.55), ("6p", 0.41), ("8p", 0.04))
     grouping = choose_reading(lay_row(specs))
-    assert grouping.best.tiles[5] == "6p" and grouping.best.status == COMPLETE
+    # 457p is no winning hand, but the rules do not overrule the classifier (RULES_MARGIN, chosen on dev): its
+    # reading is proposed, and the winning one, 6p, is their suggestion and the first alternative.
+    assert grouping.best.tiles[5] == "7p" and grouping.best.status != COMPLETE
+    assert grouping.suggestion is grouping.alternatives[0]
+    assert grouping.suggestion.tiles[5] == "6p" and grouping.suggestion.status == COMPLETE
+    assert grouping.suggestion.cost - grouping.best.cost == pytest.approx(math.log(0.55 / 0.41))
+
+
+def test_within_a_wider_rules_margin_the_winning_reading_is_proposed(monkeypatch):
+    monkeypatch.setattr(group, "RULES_MARGIN", math.log(1000.0))
+    specs = [*tiles_of("123m45p"), (("7p", 0.55), ("6p", 0.41), ("8p", 0.04)), *tiles_of("789sEEE1p"), "1p"]
+    grouping = choose_reading(lay_row(specs))
+    assert grouping.best.tiles[5] == "6p" and grouping.best.status == COMPLETE and grouping.suggestion is None
     # The more probable but not winning reading is kept as an alternative.
     assert any(alt.tiles[5] == "7p" and alt.status != COMPLETE for alt in grouping.alternatives)
 

@@ -1,15 +1,17 @@
-"""A hand that only a rule override makes complete is not complete without a person: the proposal says which tiles
-the rules overruled, `photo --yes` refuses it in one line naming them, `batch` marks the row `needs_review`, and
-`--accept-overrides` takes it as read."""
+"""A hand that only a rule override makes complete is not complete without a person: the proposal keeps the
+classifier's reading and names the tiles the rules would read otherwise (their suggestion), `photo --yes` refuses it in
+one line naming them, `batch` marks the row `needs_review`, and `--accept-overrides` takes the suggestion."""
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from fanscan.scoring import score
+from fanscan.vision import group as group_module
 from fanscan.vision import pipeline as pipeline_module
 from fanscan.vision.group import choose_reading
 from fanscan.vision.proposal import HandProposal, build_proposal, observed_from_proposal
@@ -40,15 +42,34 @@ def doubting_models(monkeypatch):
     monkeypatch.setattr(pipeline_module, "default_pipeline", DoubtingPipeline)
 
 
-def test_the_proposal_names_the_overruled_tile_and_round_trips():
+def test_the_proposal_keeps_the_classifier_reading_and_suggests_the_complete_one():
+    # 7p makes 45p7p (no chow): the classifier's reading is no winning hand; 6p (0.41 against 0.55) makes one.
+    specs = [*tiles_of("123m45p"), (("7p", 0.55), ("6p", 0.41)), *tiles_of("789sEEE1p1p")]
+    tiles = lay_row(specs)
+    proposal = build_proposal(tiles, choose_reading(tiles), "photo.jpg", (640, 480))
+    assert proposal.status == "incomplete" and proposal.tiles[5].tile == "7p" and proposal.rule_overrides == []
+    suggestion = proposal.rules_suggestion
+    assert suggestion is not None and suggestion.status == "complete" and suggestion.changes == [(6, "7p", "6p")]
+    assert suggestion.relative_probability == pytest.approx(0.41 / 0.55, abs=1e-4)
+    assert proposal.needs_review and proposal.alternatives[0] == suggestion
+    assert proposal.override_summary() == "tile 6 read as 6p (the classifier preferred 7p 0.55)"
+    assert any("the rules suggest tile 6 as 6p" in w and "'fix 6 6p'" in w for w in proposal.warnings)
+    again = HandProposal.from_json(proposal.to_json())
+    assert again.rules_suggestion == suggestion and again.to_dict()["needs_review"] is True
+    taken = again.take_rules_suggestion()
+    assert taken.status == "complete" and taken.tiles[5].tile == "6p" and taken.rule_overrides == [6]
+    assert taken.needs_review and taken.rules_suggestion is None
+
+
+def test_the_rules_overrule_the_classifier_within_the_margin(monkeypatch):
+    # With the margin at 1000:1 (the value before the development split chose 1:1) the complete reading is proposed.
+    monkeypatch.setattr(group_module, "RULES_MARGIN", math.log(1000.0))
     specs = [*tiles_of("123m45p"), (("7p", 0.55), ("6p", 0.41)), *tiles_of("789sEEE1p1p")]
     tiles = lay_row(specs)
     proposal = build_proposal(tiles, choose_reading(tiles), "photo.jpg", (640, 480))
     assert proposal.status == "complete" and proposal.tiles[5].tile == "6p"
-    assert proposal.rule_overrides == [6] and proposal.needs_review
+    assert proposal.rule_overrides == [6] and proposal.rules_suggestion is None and proposal.needs_review
     assert proposal.override_summary() == "tile 6 read as 6p (the classifier preferred 7p 0.55)"
-    again = HandProposal.from_json(proposal.to_json())
-    assert again.rule_overrides == [6] and again.to_dict()["needs_review"] is True
 
 
 def test_a_hand_the_classifier_reads_complete_needs_no_review():

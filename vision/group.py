@@ -10,10 +10,11 @@ Geometry (`vision.rows`) splits the tiles into rows and, at gaps, into groups. T
   last standing tile is (and the proposal says it assumed so).
 
 Which tile is which comes from the classifier's top-k combined with the rules: joint readings are enumerated from
-the most probable down (`vision.readings`), and the first one that is a complete winning hand with at most four of a
-kind is chosen — unless that needs readings much less probable than what the classifier saw (more than
-RULES_MARGIN in summed -log p), in which case the photo probably does not show a complete hand and the most
-probable reading stands, flagged. A 13-tile photo gets the same treatment with "a ready hand" for "complete".
+the most probable down (`vision.readings`), as far as SEARCH_MARGIN below the classifier's own best (in summed -log
+p), and the first one that is a complete winning hand with at most four of a kind is found. It is proposed only when
+it is within RULES_MARGIN of the best reading; otherwise the classifier's reading stands and the complete one is kept
+as the rules' suggestion (`Grouping.suggestion`), which a person (or `--accept-overrides`) may take. A 13-tile photo
+gets the same treatment with "a ready hand" for "complete".
 """
 
 from __future__ import annotations
@@ -33,9 +34,13 @@ from fanscan.vision.rows import Layout, Point, Row, find_rows
 
 UPRIGHT, SIDEWAYS = "upright", "sideways"
 
-# How much less probable (summed -log p) a reading may be than the classifier's own best and still be chosen
-# because the rules prefer it: ln(1000) — the rules may overrule a 1000:1 preference, not more.
-RULES_MARGIN = math.log(1000.0)
+# How much less probable (summed -log p) a reading may be than the classifier's own best and still be proposed
+# because the rules prefer it. Chosen on the development split (`benchmarks/rules_margin_sweep.py`): at 1000:1 the
+# overrides made 3 hands exact and 12 wrong (a photo that is no complete hand forced into one), at 10:1 none exact;
+# so the rules do not overrule the classifier in a proposal: they suggest.
+RULES_MARGIN = math.log(1.0)
+# How far below the best reading the rules look for a complete (or ready) one, their suggestion: 1000:1.
+SEARCH_MARGIN = math.log(1000.0)
 # At most this many joint readings are checked against the rules per photo (bounded time on unfamiliar sets).
 MAX_READINGS = 3000
 # Runner-up readings kept as alternatives: at most MAX_ALTERNATIVES, at least 1/50 as probable as the chosen one
@@ -117,6 +122,9 @@ class Grouping:
     lone_sideways: tuple[int, ...] = ()  # sideways tiles that belong to no 3- or 4-tile group: read as standing
     set_aside: tuple[int, ...] = ()  # tiles on the table apart from the hand (discards): in no reading's hand
     hand_ambiguous: bool = False  # which tiles are the hand is unsure (`vision.hand_apart`)
+    # The most probable complete (else ready) reading when it was too improbable to propose (beyond RULES_MARGIN):
+    # what the rules suggest a person check. Also the first of `alternatives`.
+    suggestion: Reading | None = None
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -327,7 +335,7 @@ def choose_reading(tiles: Sequence[ObservedTile]) -> Grouping:
     set_aside = set(apart.set_aside)
     options: list[tuple[Candidate, ...]] = []
     for i, tile in enumerate(tiles):
-        pruned = prune_candidates(tile.candidates, RULES_MARGIN)
+        pruned = prune_candidates(tile.candidates, SEARCH_MARGIN)
         if not pruned:
             raise ValueError(f"tile {i + 1} has no classifier candidates")
         # The rules say nothing of a table tile: it keeps the classifier's best reading and does not branch.
@@ -340,7 +348,7 @@ def choose_reading(tiles: Sequence[ObservedTile]) -> Grouping:
     complete: list[Reading] = []
     ready: Reading | None = None
     checked_at_first_complete = 0
-    for cost, choice in best_first(options, RULES_MARGIN):
+    for cost, choice in best_first(options, SEARCH_MARGIN):
         reading_tiles = tuple(options[i][c].tile for i, c in enumerate(choice))
         reading = min(
             (_assemble(reading_tiles, cost, s, sideways) for s in structures),
@@ -364,10 +372,17 @@ def choose_reading(tiles: Sequence[ObservedTile]) -> Grouping:
         best, same_status = ready, [r for r in found if r.status == READY and r is not ready]
     else:
         best, same_status = found[0], []
+    # Five of a kind cannot be on the table: the most probable reading that can be is the classifier's reading here.
+    possible = next((r for r in found if r.status != INVALID), found[0])
+    suggestion = None
+    if best.cost - possible.cost > RULES_MARGIN + 1e-9:  # (sums of the same costs in another order)
+        # Too far from what the classifier saw to propose: the rules' reading becomes a suggestion, kept first
+        # among the alternatives, and the classifier's reading stands.
+        suggestion, best, same_status = best, possible, [best, *same_status]
     alternatives = same_status[:MAX_ALTERNATIVES]
     if found[0] is not best:
         alternatives.append(found[0])
     checked = len(found)
     return Grouping(layout, best, tuple(alternatives), checked, lone_sideways=tuple(lone_sideways),
-                    set_aside=apart.set_aside, hand_ambiguous=apart.ambiguous)
+                    set_aside=apart.set_aside, hand_ambiguous=apart.ambiguous, suggestion=suggestion)
 

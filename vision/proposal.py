@@ -129,8 +129,9 @@ class HandProposal:
     `problem`: None for a complete hand, else why not (NO_TILES, TOO_FEW_TILES, TOO_MANY_TILES,
     NOT_A_WINNING_HAND), with `problem_text` saying it in words (also among the warnings);
     `rule_overrides`: the numbers of the tiles read otherwise than the classifier's own best so that the hand is
-    valid (the rules overruled it, by at most 1000:1). A complete hand that needs such an override is complete only
-    once a person accepts it (`needs_review`)."""
+    valid (the rules overruled it, within `vision.group.RULES_MARGIN`); `rules_suggestion`: when the classifier's
+    reading is not a complete (or ready) hand but one at most 1000:1 less probable is, that reading, not proposed.
+    Either way the hand is complete only once a person accepts it (`needs_review`; `take_rules_suggestion`)."""
 
     image: str | None
     image_size: tuple[int, int]
@@ -146,21 +147,41 @@ class HandProposal:
     problem: str | None = None
     problem_text: str = ""
     rule_overrides: list[int] = field(default_factory=list)
+    rules_suggestion: HandAlternative | None = None
 
     @property
     def needs_review(self) -> bool:
-        """The hand reads as complete only because the rules overruled the classifier on some tile."""
-        return bool(self.rule_overrides) and self.status != EMPTY
+        """The hand reads as complete only if the rules overrule the classifier on some tile (done in the proposal,
+        or suggested)."""
+        return (bool(self.rule_overrides) or self.rules_suggestion is not None) and self.status != EMPTY
 
     def override_summary(self) -> str:
-        """The overridden tiles in words: 'tile 5 read as 7p (the classifier preferred 6p 0.71)', joined by '; '."""
+        """The overruled tiles in words, those the proposal reads otherwise than the classifier's best and then those
+        the rules' suggestion would: 'tile 5 read as 7p (the classifier preferred 6p 0.71)', joined by '; '."""
         parts = []
         for tile in self.tiles:
             if tile.number in self.rule_overrides:
                 preferred = max(tile.alternatives, key=lambda a: a[1], default=(tile.tile, tile.confidence))
                 parts.append(f"tile {tile.number} read as {tile.tile} (the classifier preferred {preferred[0]} "
                              f"{_prob(preferred[1])})")
+        if self.rules_suggestion is not None:
+            by_number = {tile.number: tile for tile in self.tiles}
+            parts.extend(f"tile {number} read as {theirs} (the classifier preferred {ours} "
+                         f"{_prob(by_number[number].confidence)})"
+                         for number, ours, theirs in self.rules_suggestion.changes)
         return "; ".join(parts)
+
+    def take_rules_suggestion(self) -> HandProposal:
+        """The proposal with the rules' suggestion taken (its tiles fixed as the suggestion reads them), or itself
+        when there is none."""
+        if self.rules_suggestion is None:
+            return self
+        # The tiles the proposal already overruled (five of a kind) are fixed as read too: else they are read again.
+        fixes = {tile.number: tile.tile for tile in self.tiles if tile.number in self.rule_overrides}
+        fixes.update((number, theirs) for number, _, theirs in self.rules_suggestion.changes)
+        taken = revise(self, fixes)
+        overruled = sorted({*taken.rule_overrides, *(number for number, _, _ in self.rules_suggestion.changes)})
+        return replace(taken, rule_overrides=overruled)
 
     # ---- JSON ----
     def to_dict(self) -> dict[str, Any]:
@@ -179,6 +200,7 @@ class HandProposal:
             "warnings": list(self.warnings),
             "timings_ms": dict(self.timings_ms),
             "rule_overrides": list(self.rule_overrides),
+            "rules_suggestion": None if self.rules_suggestion is None else self.rules_suggestion.to_dict(),
             "needs_review": self.needs_review,
         }
 
@@ -202,6 +224,8 @@ class HandProposal:
                 problem=None if data.get("problem") is None else str(data["problem"]),
                 problem_text=str(data.get("problem_text", "")),
                 rule_overrides=[int(n) for n in data.get("rule_overrides", [])],
+                rules_suggestion=(None if data.get("rules_suggestion") is None
+                                  else HandAlternative.from_dict(data["rules_suggestion"])),
             )
         except (KeyError, TypeError, ValueError, IndexError) as error:
             raise FanscanError(f"not a hand proposal: {error.__class__.__name__}: {error}") from None
@@ -364,6 +388,7 @@ def build_proposal(
     # Runner-up readings of the whole hand; several readings may make the same hand (either of two equal tiles
     # read otherwise): each hand once, the most probable reading of it.
     alternatives: list[HandAlternative] = []
+    suggestion: HandAlternative | None = None
     seen = {hand}
     for alt in grouping.alternatives:
         alt_hand = format_hand(alt.hand())
@@ -376,6 +401,13 @@ def build_proposal(
             status=alt.status,
             changes=[(number_of[i], best.tiles[i], alt.tiles[i]) for i in order if alt.tiles[i] != best.tiles[i]],
         ))
+        if alt is grouping.suggestion:
+            suggestion = alternatives[-1]
+            fixes = " ".join(f"{n} {theirs}" for n, _, theirs in suggestion.changes)
+            warnings.append(f"as read, the tiles are not a {alt.status} hand; the rules suggest "
+                            f"{', '.join(f'tile {n} as {theirs}' for n, _, theirs in suggestion.changes)} "
+                            f"(1/{1 / max(suggestion.relative_probability, 1e-6):.0f} as probable), which makes "
+                            f"one: check it ('fix {fixes}')")
     return HandProposal(
         image=image,
         image_size=image_size,
@@ -391,6 +423,7 @@ def build_proposal(
         problem=problem,
         problem_text=problem_text,
         rule_overrides=overrides,
+        rules_suggestion=suggestion,
     )
 
 

@@ -44,8 +44,9 @@ def add_context_arguments(parser: argparse.ArgumentParser) -> None:
 def add_review_arguments(parser: argparse.ArgumentParser) -> None:
     """Whether a hand that only a rule override makes complete may be scored without a person looking at it."""
     parser.add_argument("--accept-overrides", action="store_true",
-                        help="score a hand that reads as complete only because the rules overruled the classifier "
-                             "on some tile (default: such a photo needs review)")
+                        help="when the classifier's reading is not a complete hand but the rules suggest one that "
+                             "is (at most 1000:1 less probable), score the suggestion (default: such a photo needs "
+                             "review)")
 
 
 def context_from_args(args: argparse.Namespace, photo_flowers: list[str] | tuple[str, ...] = ()) -> WinContext:
@@ -116,17 +117,23 @@ def read_photo(image: str | LoadedImage, annotate: str | None = None, profile: s
     return proposal
 
 
+def settled(proposal: HandProposal, args: argparse.Namespace) -> HandProposal:
+    """The proposal to score without a person (--yes / --json / batch): with --accept-overrides, the rules'
+    suggestion taken when the classifier's reading is not a complete hand."""
+    return proposal.take_rules_suggestion() if args.accept_overrides else proposal
+
+
 def accepted_hand(proposal: HandProposal, args: argparse.Namespace, can_correct: bool = False) -> Hand:
-    """The proposal's hand as it stands (for --yes / --json / batch); an incomplete reading is an error, which
-    suggests the interactive run only where one is possible (`can_correct`: the text output of --yes)."""
+    """The hand of a `settled` proposal as it stands (for --yes / --json / batch); an incomplete reading is an
+    error, which suggests the interactive run only where one is possible (`can_correct`: the text output of --yes)."""
+    if proposal.needs_review and not args.accept_overrides:
+        raise FanscanError(f"{proposal.image}: needs review: complete only by a rule override: "
+                           f"{proposal.override_summary()}; check it, or pass --accept-overrides")
     if proposal.status != "complete":
         why = f"; {proposal.problem_text}" if proposal.problem_text else ""
         hint = "; run without --yes to correct it" if can_correct else ""
         raise FanscanError(f"{proposal.image}: the photo does not read as a complete hand "
                            f"({proposal.hand.strip()}{why}){hint}")
-    if proposal.needs_review and not args.accept_overrides:
-        raise FanscanError(f"{proposal.image}: needs review: complete only by a rule override: "
-                           f"{proposal.override_summary()}; check it, or pass --accept-overrides")
     hand = parse_hand(proposal.hand)
     if args.winning_tile:
         from fanscan.confirm import with_winning_tile
@@ -139,8 +146,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         return _run_json(args)
     proposal = read_photo(args.image, args.annotate, args.profile)
-    defaults = context_from_args(args, proposal.flowers)
     if args.yes:
+        proposal = settled(proposal, args)
+        defaults = context_from_args(args, proposal.flowers)
         for line in describe_proposal(proposal, LOW_CONFIDENCE):
             print(line)
         result = score(accepted_hand(proposal, args, can_correct=True), defaults, rules=args.rules,
@@ -177,7 +185,7 @@ def photo_json(image: str, args: argparse.Namespace, name: str | None = None) ->
     upload's own file name)."""
     out: dict = {"ok": False, "image": name or image, "proposal": None}
     try:
-        proposal = read_photo(image, args.annotate, args.profile)
+        proposal = settled(read_photo(image, args.annotate, args.profile), args)
         if name is not None:
             proposal.image = name
         out["proposal"] = proposal.to_dict()
