@@ -198,4 +198,5 @@ def test_cli_predict_on_real_photos_writes_the_pipelines_tiles(tmp_path):
         for (_, box), (_, expected) in zip(got, want, strict=True):
             assert box == pytest.approx(expected, abs=0.01)
     report = (tmp_path / "g.report.txt").read_text()
-    assert "hand_009.jpg: box" in report and "read as not a tile: dropped" in report  # its `none` reading (five of P otherwise)
+    # its `none` reading (five of P otherwise)
+    assert "hand_009.jpg: box" in report and "read as not a tile: dropped" in report

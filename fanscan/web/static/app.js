@@ -197,6 +197,20 @@ function drawProposal() {
     : "Not a complete hand yet: tap a wrong tile to fix it, or type the hand.";
   $("to-context").hidden = !complete;
   $("hand-input").value = proposal.hand;
+  const suggestion = proposal.rules_suggestion;
+  $("take-suggestion").hidden = !suggestion;
+  if (suggestion) {
+    const changes = suggestion.changes.map(([number, , tile]) => `tile ${number} as ${tileName(tile)}`).join(", ");
+    $("take-suggestion").textContent = `Use the rules' suggestion: ${changes}`;
+  }
+}
+
+function takeSuggestion() {
+  // The tiles the proposal already read otherwise than the classifier's best (five of a kind) stay as read.
+  const fixes = {};
+  for (const number of state.proposal.rule_overrides) fixes[number] = state.proposal.tiles[number - 1].tile;
+  for (const [number, , tile] of state.proposal.rules_suggestion.changes) fixes[number] = tile;
+  revise({fixes});
 }
 
 function openPalette(number) {
@@ -464,6 +478,7 @@ async function start() {
     const file = event.target.files[0];
     if (file) photoChosen(file);
   });
+  $("take-suggestion").addEventListener("click", takeSuggestion);
   $("to-context").addEventListener("click", () => toContext(state.proposal.hand, true));
   $("use-typed").addEventListener("click", () => {
     const hand = $("hand-input").value.trim();
