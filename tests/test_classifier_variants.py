@@ -1,4 +1,5 @@
-"""The candidate recipe's extra training data: drawn suit layouts, quarter turns of any crop, boosted renders."""
+"""The candidate recipe's extra training data: drawn suit layouts, quarter turns of any crop, boosted renders,
+squeezed views."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from fanscan.training.augment import patch_to_input
+from fanscan.training.augment import patch_to_input, squeezed_and_back
 from fanscan.training.classes import CLASSES
 from fanscan.training.classifier_train import INPUT_SPEC
 from fanscan.training.drawn_suits import bamboo_body, dots_body
@@ -69,3 +70,19 @@ def test_boosted_tiles_get_more_renders() -> None:
                          boost_factor=1.5)
     counts = {CLASSES[i]: int(n) for i, n in zip(*np.unique(renders.labels, return_counts=True), strict=True)}
     assert counts == {"2m": 3, "3m": 2, "a": 6, "back": 1, "none": 1}
+
+
+def test_a_squeezed_view_loses_detail_along_the_squeezed_axis_only() -> None:
+    # Stripes 2 px wide across x (detail along x) in the left half, across y (detail along y) in the right half.
+    image = np.zeros((80, 64, 3), np.uint8)
+    image[:, :32][:, (np.arange(32) // 2) % 2 == 1] = 255
+    image[:, 32:][(np.arange(80) // 2) % 2 == 1] = 255
+    for factor in (3.0, 8.0):
+        squeezed_x = squeezed_and_back(image, axis=1, factor=factor)
+        assert squeezed_x.shape == image.shape
+        # Along x the left stripes are averaged away (contrast far below 255); the right ones are untouched inside.
+        assert np.ptp(squeezed_x[:, 4:28].astype(int), axis=1).max() < 128
+        assert np.array_equal(squeezed_x[4:76, 40:56], image[4:76, 40:56])
+        squeezed_y = squeezed_and_back(image, axis=0, factor=factor)
+        assert np.ptp(squeezed_y[4:76, 40:56].astype(int), axis=0).max() < 128
+        assert np.array_equal(squeezed_y[4:76, 4:28], image[4:76, 4:28])

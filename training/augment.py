@@ -4,7 +4,8 @@ A patch is `crop_quad(image, quad, STORE_SPEC)`; the model input is `crop_quad(i
 tile and scale it uniformly, so one is the other scaled about the centre by `base_scale(spec)`. Training adds what
 loose boxes, other cameras and other sets vary: shift, scale, small rotation, upside-down (the crop cannot know which
 way a sideways tile turns), a quarter turn for near-square boxes (whose upright/sideways call is a coin toss),
-light, colour, blur, low resolution, noise and JPEG.
+light, colour, blur, low resolution, noise and JPEG; optionally (`squeeze`) the blur of a tile from a photo that a
+dataset export squeezed 3-8x along one axis and the runtime stretched back (`vision.aspect`).
 """
 
 from __future__ import annotations
@@ -21,12 +22,25 @@ def base_scale(spec: CropSpec) -> float:
     return (spec.height / STORE_SPEC.height) * (1 + 2 * STORE_SPEC.pad) / (1 + 2 * spec.pad)
 
 
+SQUEEZE_FACTORS = (3.0, 8.0)  # the range of squeezes the issue measures on exported strips and screenshots
+
+
+def squeezed_and_back(image: np.ndarray, axis: int, factor: float) -> np.ndarray:
+    """`image` squeezed `factor` times along `axis` (1: x, 0: y) by area averaging, then stretched back to its size:
+    what is left of a tile in a squeezed photo once its shape is restored, sharp along the other axis only."""
+    height, width = image.shape[:2]
+    small = (max(1, round(width / factor)), height) if axis == 1 else (width, max(1, round(height / factor)))
+    return cv2.resize(cv2.resize(image, small, interpolation=cv2.INTER_AREA), (width, height),
+                      interpolation=cv2.INTER_LINEAR)
+
+
 def patch_to_input(patch: np.ndarray, spec: CropSpec, rng: np.random.Generator | None = None,
-                   square: bool = False, quarter_turn: float = 0.0) -> np.ndarray:
+                   square: bool = False, quarter_turn: float = 0.0, squeeze: float = 0.0) -> np.ndarray:
     """The (spec.height, spec.width, 3) uint8 model input for a patch; jittered when `rng` is given.
 
     `quarter_turn`: share of patches (of any shape) turned a quarter either way and shrunk by width / height so the
     turned tile fits the input, as the runtime's turned re-read (`vision.turned_faces`) letterboxes a turned crop.
+    `squeeze`: share of patches blurred as `squeezed_and_back` along a random axis by a factor in SQUEEZE_FACTORS.
     """
     scale, angle, shift = base_scale(spec), 0.0, np.zeros(2)
     if rng is not None:
@@ -47,4 +61,6 @@ def patch_to_input(patch: np.ndarray, spec: CropSpec, rng: np.random.Generator |
                          borderMode=cv2.BORDER_REFLECT)
     if rng is None:
         return out
+    if squeeze and rng.random() < squeeze:
+        out = squeezed_and_back(out, int(rng.integers(0, 2)), float(rng.uniform(*SQUEEZE_FACTORS)))
     return photometric(out, rng)

@@ -69,6 +69,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--render-none", type=int, default=1500)
     p.add_argument("--quarter-turn", type=float, default=0.0,
                    help="share of crops of any shape turned a quarter (faces in 4 orientations; candidate recipe)")
+    p.add_argument("--squeeze-views", type=float, default=0.0,
+                   help="share of crops squeezed 3-8x along one axis and stretched back (tiles of squeezed photos)")
     p.add_argument("--glyph-variants", action="store_true",
                    help="candidate recipe: more CJK fonts and random glyph layouts for characters, winds, dragons, "
                         "flowers and seasons, drawn dots / bamboo layouts, 1.5x renders of the confusable tiles")
@@ -185,7 +187,7 @@ def make_batch(data: Data, step: int, args: argparse.Namespace) -> tuple[torch.T
     rng = np.random.default_rng([args.seed, step])
     picks = rng.choice(len(data.train), size=args.batch, p=data.weights)
     images = np.stack([patch_to_input(data.train.patches[i], INPUT_SPEC, rng, bool(data.train.square[i]),
-                                      args.quarter_turn) for i in picks])
+                                      args.quarter_turn, args.squeeze_views) for i in picks])
     return to_tensor(images), torch.from_numpy(data.train.labels[picks])
 
 
