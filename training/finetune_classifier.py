@@ -88,7 +88,7 @@ def finetune(data_dir: Path, out_dir: Path, steps: int, base_model: Path, held_o
     freeze_early_layers(model)
     optimiser = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, max(steps, 1))
-    args = SimpleNamespace(seed=seed, batch=batch, quarter_turn=0.0)  # the shipped recipe: no extra quarter turns
+    args = SimpleNamespace(seed=seed, batch=batch, quarter_turn=0.0, squeeze_views=0.0)  # the shipped recipe's jitter
     started = time.time()
     for step in range(steps):
         loss = train_step(model, optimiser, schedule, data, step, args)
