@@ -2,9 +2,9 @@
 
     python benchmarks/calibration_curve.py --json benchmarks/results/calibration_curve.json
 
-The construction (no photo of it was ever trained on): the source photos the shipped classifier held out for
-validation (`shipped_validation_source`: 42 of the train split's 450 sources, by name hash) are split
-again by a second hash into a calibration half and a test half. For k photos a tile, k laid-out photos are
+The construction (no photo of it was ever trained on): the photos of the development split, which the shipped
+classifier held out (`shipped_validation_source`: 28 photo sessions, 234 photos), are split again by a second hash of
+the session into a calibration half and a test half. For k photos a tile, k laid-out photos are
 composited from crops of the calibration half (one crop of each of the 42 kinds, in the five rows of
 `fanscan calibrate --help`, on a plain cloth), and `fanscan calibrate`'s own code reads them (detector, rows,
 labels by position), builds the profile and measures its leave-one-out figure. The test is every labelled box of
@@ -37,7 +37,7 @@ from fanscan.vision.crops import crop_box
 from fanscan.vision.dataset_classes import guess_table
 from fanscan.vision.detect import default_detector
 from fanscan.vision.profile import SetProfile
-from fanscan.vision.splits import source_of
+from fanscan.vision.splits import is_dev_session, session_of, source_of
 from fanscan.vision.yolo_data import find_data_yaml, iter_split, read_class_names
 from results_file import ROOT, write_json
 
@@ -51,15 +51,14 @@ GROUPS = {"suits": set("mps"), "honours": set("ESWNCFP"), "flowers_seasons": set
 
 
 def shipped_validation_source(source: str) -> bool:
-    """One of the 42 source photos the shipped classifier held out and never trained on (models/tile_classifier.md):
-    the SHA-1 of the source name, read as a number in [0, 1), below 0.08. (Training now holds out the development
-    split of `fanscan.vision.splits`; the shipped model predates it.)"""
-    digest = hashlib.sha1(source.encode("utf-8")).digest()
-    return int.from_bytes(digest[:4], "big") / 2**32 < 0.08
+    """A source photo the shipped classifier never trained on: one of its development split's photo sessions
+    (`fanscan.vision.splits`; models/tile_classifier.md), which its training held out."""
+    return is_dev_session(session_of(source))
 
 
 def in_calibration_half(source: str) -> bool:
-    return hashlib.sha1(f"calibration:{source}".encode()).digest()[0] < 128
+    """Calibration and test halves by photo session: no session (one table, one light) on both sides."""
+    return hashlib.sha1(f"calibration:{session_of(source)}".encode()).digest()[0] < 128
 
 
 def group_of(tile: str) -> str:

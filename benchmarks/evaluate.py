@@ -276,11 +276,11 @@ def dev_split_caveat(split: str | None) -> str | None:
     if split != splits.DEV or not DEV_SPLIT_NOTE.exists():
         return None
     note = json.loads(DEV_SPLIT_NOTE.read_text(encoding="utf-8"))
-    return (f"the shipped models predate this split: the classifier trained on "
-            f"{note['dev_photos_trained_on_by_classifier']} and the detector on "
-            f"{note['dev_photos_trained_on_by_detector']} of its {note['dev_photos']} photos; "
-            f"{len(note['dev_sources_held_out_by_both'])} dev sources were held out by both trainings. These figures "
-            "are on photos the models learnt from: they overstate what unseen photos get.")
+    return (f"of this split's {note['dev_photos']} photos the shipped classifier trained on "
+            f"{note['dev_photos_trained_on_by_classifier']} and the shipped detector (which predates the split) on "
+            f"{note['dev_photos_trained_on_by_detector']}; {len(note['dev_sources_held_out_by_both'])} dev sources "
+            "were held out by both trainings. Figures that depend on the detector are on photos it learnt from: "
+            "they overstate what unseen photos get.")
 
 
 def evaluate(data: Path, pipeline, split: str | None = None, limit: int | None = None, progress: bool = True,

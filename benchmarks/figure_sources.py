@@ -62,11 +62,18 @@ COMMANDS = {
                               "--json benchmarks/results/detection_dev_sideways.json",
     "turned_faces_dev": f"python benchmarks/eval_turned_faces.py --data {DATA}/train --split dev --hands "
                         "--json benchmarks/results/turned_faces_dev.json",
+    "classifier_dev_run3": f"python benchmarks/eval_classifier.py --data {DATA}/train --split dev "
+                           "--model ../runs/shipped-before-session5.onnx "
+                           "--json benchmarks/results/classifier_dev_run3.json",
+    "classifier_dev_baseline": f"python benchmarks/eval_classifier.py --data {DATA}/train --split dev "
+                               "--model ../runs/classifier-baseline-14k/model.onnx "
+                               "--json benchmarks/results/classifier_dev_baseline.json",
     "classifier_dev_candidate": f"python benchmarks/eval_classifier.py --data {DATA}/train --split dev "
                                 "--model ../runs/classifier-candidate-14k/model.onnx "
                                 "--json benchmarks/results/classifier_dev_candidate.json",
     "classifier_heldout_fonts": f"python benchmarks/eval_heldout_fonts.py --data {DATA}/train "
-                                "--model models/tile_classifier.onnx "
+                                "--model ../runs/shipped-before-session5.onnx "
+                                "--model ../runs/classifier-baseline-14k/model.onnx "
                                 "--model ../runs/classifier-candidate-14k/model.onnx "
                                 "--json benchmarks/results/classifier_heldout_fonts.json",
     "classifier_speed": "python benchmarks/classifier_speed.py --json benchmarks/results/classifier_speed.json",

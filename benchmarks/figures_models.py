@@ -60,10 +60,10 @@ def recognition() -> str:
     lines += [
         "",
         f"- **dev** — the development split (`fanscan.vision.splits`: {len(split['dev_sessions'])} photo "
-        f"sessions, {split['dev_photos']} photos, held out by a hash of the session). The shipped models predate it: "
-        f"the classifier trained on {split['dev_photos_trained_on_by_classifier']} and the detector on "
-        f"{split['dev_photos_trained_on_by_detector']} of these photos, and no dev source was held out by both "
-        f"(`{COMMANDS['dev_split']}`), so these are not figures on unseen photos. "
+        f"sessions, {split['dev_photos']} photos, held out by a hash of the session). The shipped classifier "
+        f"trained on {split['dev_photos_trained_on_by_classifier']} of these photos; the shipped detector predates "
+        f"the split and trained on {split['dev_photos_trained_on_by_detector']} of them "
+        f"(`{COMMANDS['dev_split']}`), so the detection figures are not figures on unseen photos. "
         f"{d['photos_with_repaired_labels']} of them are copies the dataset export turned and sheared: their box "
         f"measures use labels repaired as the detector's training repairs them (imperfect), and "
         f"{d['photos_without_box_measures']} could not be repaired (whole hand only). "
@@ -139,8 +139,8 @@ def classifier_test() -> str:
     result, dev = load("classifier_test"), load("classifier_dev")
     return (f"test top-1 **{result['top1']:.4f}** on {result['crops']:,} labelled boxes, lowest class "
             f"{result['min_class_top1']:.4f} (`{COMMANDS['classifier_test']}`); on the development split "
-            f"{dev['top1']:.4f} on {dev['crops']:,} boxes, lowest class {dev['min_class_top1']:.4f} — photos it was "
-            f"mostly trained on (`{COMMANDS['classifier_dev']}`)")
+            f"{dev['top1']:.4f} on {dev['crops']:,} boxes, lowest class {dev['min_class_top1']:.4f} — photo "
+            f"sessions it never trained on (`{COMMANDS['classifier_dev']}`)")
 
 
 def hand_apart() -> str:
@@ -197,12 +197,12 @@ def calibration_curve() -> str:
         f"{plain['openblas_threads']} OpenBLAS thread). No physical set unseen by the classifier is in the shared "
         "data, "
         "so these constructions are weaker than the issue's private set. Calibration photos are composited from crops "
-        "of the source photos the shipped classifier held out (a second hash splits those sources into a calibration "
-        "half and a test half); the test is every labelled box of the test half, top-1:",
+        "of the development split, which the shipped classifier held out (a second hash splits its photo sessions "
+        "into a calibration half and a test half); the test is every labelled box of the test half, top-1:",
         "",
         f"| calibration photos a tile | {' | '.join(str(k) for k in counts)} | no profile |",
         "|---|" + "---|" * (len(counts) + 1),
-        row(f"held-out source photos (many sets; {plain['test_crops']} test crops)", plain, "top1"),
+        row(f"held-out photo sessions (many sets; {plain['test_crops']} test crops)", plain, "top1"),
         row("— its flowers and seasons", plain, "flowers_seasons"),
         row("the same recoloured (red and blue swapped: a palette no training photo shows)", recoloured, "top1"),
         row("— its honours", recoloured, "honours"),
@@ -253,9 +253,10 @@ def train_small() -> str:
 
     return "\n".join([
         f"Measured (`{COMMANDS['train_classifier_small']}`; `{COMMANDS['train_classifier_small_recoloured']}`): the "
-        f"small dataset is the {photos.group() + ' ' if photos else ''}photos of the shipped classifier's validation "
-        f"sources (never trained on); {plain['train_crops']:,} training crops, {plain['held_out_crops']} held-out "
-        f"crops from {len(plain['held_out_sources'])} source photos; {plain['steps']} steps, {plain['torch_threads']} "
+        f"small dataset is the {photos.group() + ' ' if photos else ''}photos of the development split, which the "
+        f"shipped classifier never trained on; {plain['train_crops']:,} training crops, "
+        f"{plain['held_out_crops']} held-out crops from {len(plain['held_out_sources'])} source photos; "
+        f"{plain['steps']} steps, {plain['torch_threads']} "
         "torch thread:",
         "",
         "| dataset | shipped | fine-tuned |",
@@ -395,31 +396,34 @@ def lowest_class(result: dict) -> str:
 
 def classifier_rebuild() -> str:
     """Shipped run 3 against its rebuild from nothing, on test."""
-    shipped, rebuild = load("classifier_test"), load("classifier_test_reproduction")
+    shipped, rebuild = load("classifier_test_run3"), load("classifier_test_reproduction")
     gap = abs(shipped["top1"] - rebuild["top1"]) * 100
     low_gap = abs(shipped["min_class_top1"] - rebuild["min_class_top1"]) * 100
     return "\n".join([
-        "| | run 3 (shipped) | rebuild | difference |",
+        "| | run 3 | rebuild | difference |",
         "|---|---|---|---|",
         f"| test top-1, {shipped['crops']:,} boxes | **{shipped['top1']:.4f}** | {rebuild['top1']:.4f} | "
         f"{gap:.2f} points (bar: 0.3) |",
         f"| lowest class on test | {lowest_class(shipped)} | {lowest_class(rebuild)} | {low_gap:.2f} points |",
         "",
-        f"Commands: `{COMMANDS['classifier_test']}`; rebuild: the same with `--model runs/classifier-repro/model.onnx "
-        "--json benchmarks/results/classifier_test_reproduction.json`.",
+        f"Commands: `{COMMANDS['classifier_test']}` when run 3 was shipped (kept as "
+        "`benchmarks/results/classifier_test_run3.json`); rebuild: the same with `--model "
+        "runs/classifier-repro/model.onnx --json benchmarks/results/classifier_test_reproduction.json`.",
     ])
 
 
 def classifier_per_class() -> str:
-    """Per class: test (shipped, rebuilt) and the development split (shipped; mostly trained on)."""
-    shipped, rebuild, dev = load("classifier_test"), load("classifier_test_reproduction"), load("classifier_dev")
-    lines = ["| class | test, shipped (n) | test, rebuilt | dev, shipped (n) |", "|---|---|---|---|"]
-    for name in dev["classes"]:
+    """Per class: test and the development split, the shipped classifier against run 3 before it."""
+    results = (load("classifier_test"), load("classifier_test_run3"), load("classifier_dev"),
+               load("classifier_dev_run3"))
+    lines = ["| class | test, shipped (n) | test, run 3 | dev, shipped (n) | dev, run 3 (trained on most of it) |",
+             "|---|---|---|---|---|"]
+    for name in results[2]["classes"]:
         cells = []
-        for result, with_n in ((shipped, True), (rebuild, False), (dev, True)):
+        for result, with_n in zip(results, (True, False, True, False), strict=True):
             row = result["per_class"].get(name)
             cells.append("—" if row is None else f"{row['top1']:.4f}" + (f" ({row['n']})" if with_n else ""))
-        if cells != ["—"] * 3:
+        if cells != ["—"] * 4:
             lines.append(f"| `{name}` | {' | '.join(cells)} |")
     return "\n".join(lines)
 
@@ -430,34 +434,45 @@ def _pooled(result: dict, names: str) -> float:
     return sum(r["top1"] * r["n"] for r in rows) / max(sum(r["n"] for r in rows), 1)
 
 
+# The classifiers compared for the session-5 release: (column, dev result file, a part of its ONNX path).
+CLASSIFIER_RUNS = (
+    ("run 3 (shipped before)", "classifier_dev_run3", "shipped-before-session5"),
+    ("baseline (run 3's recipe)", "classifier_dev_baseline", "classifier-baseline-14k"),
+    ("candidate", "classifier_dev_candidate", "classifier-candidate-14k"),
+)
+
+
 def classifier_candidate() -> str:
-    """The unshipped candidate against the shipped model: dev split (per confusable class) and held-out fonts."""
-    shipped, candidate = load("classifier_dev"), load("classifier_dev_candidate")
+    """Run 3, the baseline and the candidate: dev split (per confusable class) and held-out fonts."""
+    dev = [load(name) for _, name, _ in CLASSIFIER_RUNS]
     fonts = load("classifier_heldout_fonts")
-    by_model = {("candidate" if "candidate" in m["model"] else "shipped"): m["by_turn"] for m in fonts["models"]}
-    lines = ["| | shipped (run 3) | candidate |", "|---|---|---|",
-             f"| dev top-1, {candidate['crops']:,} boxes (shipped trained on 219 of the 234 photos) | "
-             f"{shipped['top1']:.4f} | {candidate['top1']:.4f} |",
-             f"| dev, lowest class | {lowest_class(shipped)} | {lowest_class(candidate)} |"]
+    turns = [next(m["by_turn"] for m in fonts["models"] if part in m["model"]) for _, _, part in CLASSIFIER_RUNS]
+
+    def row(label: str, cells: list[str]) -> str:
+        return f"| {label} | {' | '.join(cells)} |"
+
+    lines = [row("", [label for label, _, _ in CLASSIFIER_RUNS]), "|---|" + "---|" * len(CLASSIFIER_RUNS),
+             row(f"dev top-1, {dev[-1]['crops']:,} boxes (run 3 trained on 219 of the 234 photos)",
+                 [f"{r['top1']:.4f}" for r in dev]),
+             row("dev, lowest class", [lowest_class(r) for r in dev])]
     for group in (("2m", "3m"), ("6m", "7m", "9m"), ("2p", "4p"), ("6s", "9s")):
-        cells = [" / ".join(f"{r['per_class'][n]['top1']:.4f}" for n in group) for r in (shipped, candidate)]
-        lines.append(f"| dev {' / '.join(f'`{n}`' for n in group)} | {cells[0]} | {cells[1]} |")
-    flowers = sum(candidate["per_class"][n]["n"] for n in "abcdefgh" if n in candidate["per_class"])
-    lines.append(f"| dev flowers and seasons ({flowers} boxes, pooled) | {_pooled(shipped, 'abcdefgh'):.4f} | "
-                 f"{_pooled(candidate, 'abcdefgh'):.4f} |")
-    lines.append(f"| held-out fonts top-1, {fonts['crops']:,} renders, as they are | "
-                 f"{by_model['shipped']['0']['top1']:.4f} | {by_model['candidate']['0']['top1']:.4f} |")
-    lines.append(f"| held-out fonts, turned 180° | {by_model['shipped']['180']['top1']:.4f} | "
-                 f"{by_model['candidate']['180']['top1']:.4f} |")
-    lines.append(f"| held-out fonts, turned 90° / 270° | {by_model['shipped']['90']['top1']:.4f} / "
-                 f"{by_model['shipped']['270']['top1']:.4f} | {by_model['candidate']['90']['top1']:.4f} / "
-                 f"{by_model['candidate']['270']['top1']:.4f} |")
+        lines.append(row(f"dev {' / '.join(f'`{n}`' for n in group)}",
+                         [" / ".join(f"{r['per_class'][n]['top1']:.4f}" for n in group) for r in dev]))
+    flowers = sum(dev[-1]["per_class"][n]["n"] for n in "abcdefgh" if n in dev[-1]["per_class"])
+    lines.append(row(f"dev flowers and seasons ({flowers} boxes, pooled)",
+                     [f"{_pooled(r, 'abcdefgh'):.4f}" for r in dev]))
+    lines.append(row(f"held-out fonts top-1, {fonts['crops']:,} renders, as they are",
+                     [f"{t['0']['top1']:.4f}" for t in turns]))
+    lines.append(row("held-out fonts, turned 180°", [f"{t['180']['top1']:.4f}" for t in turns]))
+    lines.append(row("held-out fonts, turned 90° / 270°",
+                     [f"{t['90']['top1']:.4f} / {t['270']['top1']:.4f}" for t in turns]))
     for label, names in (("character tiles", [f"{n}m" for n in range(1, 10)]), ("flowers and seasons", "abcdefgh")):
-        cells = [sum(by_model[m]["0"]["per_class"][n]["top1"] for n in names) / len(names)
-                 for m in ("shipped", "candidate")]
-        lines.append(f"| held-out fonts, {label} (mean of {len(names)}) | {cells[0]:.4f} | {cells[1]:.4f} |")
-    return "\n".join(lines) + (f"\n\nCommands: `{COMMANDS['classifier_dev_candidate']}` (shipped: "
-                               f"`{COMMANDS['classifier_dev']}`); `{COMMANDS['classifier_heldout_fonts']}`.")
+        lines.append(row(f"held-out fonts, {label} (mean of {len(names)})",
+                         [f"{sum(t['0']['per_class'][n]['top1'] for n in names) / len(names):.4f}" for t in turns]))
+    lines.append(row("**choice**: mean of dev top-1 and held-out fonts as they are",
+                     [f"{(r['top1'] + t['0']['top1']) / 2:.4f}" for r, t in zip(dev, turns, strict=True)]))
+    commands = "; ".join(f"`{COMMANDS[name]}`" for _, name, _ in CLASSIFIER_RUNS)
+    return "\n".join(lines) + f"\n\nCommands: {commands}; `{COMMANDS['classifier_heldout_fonts']}`."
 
 
 def classifier_speed() -> str:

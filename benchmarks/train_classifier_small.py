@@ -2,8 +2,8 @@
 
     python benchmarks/train_classifier_small.py --json benchmarks/results/train_classifier_small.json
 
-The small dataset: the photos of the train split's sources that the shipped classifier held out for validation
-(`calibration_curve.shipped_validation_source`: the shipped model never trained on them), linked
+The small dataset: the photos of the train split's sources that the shipped classifier held out (its development
+split, `calibration_curve.shipped_validation_source`: the shipped model never trained on them), linked
 into a YOLO-layout folder. `fanscan train classifier` holds out a quarter of those sources again by name hash,
 fine-tunes on the rest and reports both models on the held-out quarter, crop for crop.
 
@@ -64,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
         if code != 0:
             return code
         card = json.loads((out / "tile_classifier.json").read_text(encoding="utf-8"))
-    card.update(dataset=f"{photos} photos of the shipped classifier's validation sources of {args.data}"
+    card.update(dataset=f"{photos} photos of the shipped classifier's held-out sources (the development split) of "
+                        f"{args.data}"
                         + (", red and blue swapped" if args.recolour else ""),
                 model="(temporary; rebuild with this script)")
     write_json(args.json, card)
