@@ -313,7 +313,7 @@ def sideways_turned() -> str:
         f"`fanscan photo --json`. On the dev split's {turned['crops_per_angle']:,} labelled tiles cut from the photo "
         f"turned by a known angle (`{COMMANDS['turned_faces_dev']}`), top-1 as cut / with turns: "
         + ", ".join(f"{m['top1_as_is']:.3f} / {m['top1_any_turn']:.3f} at {angle}" for angle, m in by_angle.items())
-        + f" degrees (the classifier trained on these photos), whole hands {hands['as_is']['exact']} of "
+        + f" degrees (photo sessions the classifier never trained on), whole hands {hands['as_is']['exact']} of "
           f"{hands['as_is']['photos']} as cut, {hands['any_turn']['exact']} of {hands['any_turn']['photos']} with "
           "turns. The turn is the one that read best, not a measured orientation: at 90 and 270 degrees "
           f"{min(quarter):.0%}–{max(quarter):.0%} of turned readings undo the angle, and "
