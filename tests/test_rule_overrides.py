@@ -14,7 +14,7 @@ from fanscan.scoring import score
 from fanscan.vision import group as group_module
 from fanscan.vision import pipeline as pipeline_module
 from fanscan.vision.group import choose_reading
-from fanscan.vision.proposal import HandProposal, build_proposal, observed_from_proposal
+from fanscan.vision.proposal import HandProposal, build_proposal, observed_from_proposal, revise
 from hand_layouts import lay_row, tiles_of
 from test_cli_photo import LabelPipeline
 
@@ -107,3 +107,20 @@ def test_batch_marks_the_row_needs_review(doubting_models, capsys, tmp_path):
     assert main(["batch", str(folder), "--out", str(accepted), "--accept-overrides"]) == 0
     row = json.loads(accepted.read_text().splitlines()[0])
     assert row["ok"] is True and row["status"] == "complete"
+
+
+def test_the_fix_the_warning_names_takes_the_suggestion_past_five_of_a_kind():
+    # Five P: the proposal already reads the least sure one (tile 16) as `none`; the complete hand also drops tile 15.
+    # The fix the warning names must keep tile 16 as read, or re-reading it brings the fifth P back.
+    specs = [*tiles_of("22233355678mPPP"), (("P", 0.91), ("none", 0.09)), (("P", 0.84), ("none", 0.16))]
+    tiles = lay_row(specs)
+    proposal = build_proposal(tiles, choose_reading(tiles), "photo.jpg", (640, 480))
+    assert proposal.status == "incomplete" and proposal.rule_overrides == [16]
+    assert proposal.rules_suggestion is not None and proposal.rules_suggestion.changes == [(15, "P", "none")]
+    warning = next(w for w in proposal.warnings if "the rules suggest" in w)
+    words = warning.split("'fix ")[1].rstrip("')").split()
+    named = {int(n): t for n, t in zip(words[0::2], words[1::2], strict=True)}
+    assert named == {15: "none", 16: "none"} == proposal.rules_suggestion_fixes
+    assert proposal.to_dict()["rules_suggestion_fixes"] == {"15": "none", "16": "none"}
+    assert revise(proposal, named).status == "complete"
+    assert proposal.take_rules_suggestion().status == "complete"

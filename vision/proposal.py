@@ -171,15 +171,17 @@ class HandProposal:
                          for number, ours, theirs in self.rules_suggestion.changes)
         return "; ".join(parts)
 
+    @property
+    def rules_suggestion_fixes(self) -> dict[int, str]:
+        """The fixes (tile number -> reading) that take the rules' suggestion; empty when there is none."""
+        return suggestion_fixes(self.tiles, self.rule_overrides, self.rules_suggestion)
+
     def take_rules_suggestion(self) -> HandProposal:
         """The proposal with the rules' suggestion taken (its tiles fixed as the suggestion reads them), or itself
         when there is none."""
         if self.rules_suggestion is None:
             return self
-        # The tiles the proposal already overruled (five of a kind) are fixed as read too: else they are read again.
-        fixes = {tile.number: tile.tile for tile in self.tiles if tile.number in self.rule_overrides}
-        fixes.update((number, theirs) for number, _, theirs in self.rules_suggestion.changes)
-        taken = revise(self, fixes)
+        taken = revise(self, self.rules_suggestion_fixes)
         overruled = sorted({*taken.rule_overrides, *(number for number, _, _ in self.rules_suggestion.changes)})
         return replace(taken, rule_overrides=overruled)
 
@@ -201,6 +203,7 @@ class HandProposal:
             "timings_ms": dict(self.timings_ms),
             "rule_overrides": list(self.rule_overrides),
             "rules_suggestion": None if self.rules_suggestion is None else self.rules_suggestion.to_dict(),
+            "rules_suggestion_fixes": {str(n): t for n, t in self.rules_suggestion_fixes.items()},
             "needs_review": self.needs_review,
         }
 
@@ -252,6 +255,17 @@ class HandProposal:
 
 # --------------------------------------------------------------------------------------------------------------------
 # Building a proposal from the grouping stage.
+
+
+def suggestion_fixes(tiles: Sequence[ProposedTile], rule_overrides: Sequence[int],
+                     suggestion: HandAlternative | None) -> dict[int, str]:
+    """The fixes that take a rules' suggestion: its changed tiles as it reads them, and the tiles the proposal
+    already overruled (five of a kind) as they are read, since a re-read would read those as the classifier does."""
+    if suggestion is None:
+        return {}
+    fixes = {tile.number: tile.tile for tile in tiles if tile.number in rule_overrides}
+    fixes.update((number, theirs) for number, _, theirs in suggestion.changes)
+    return fixes
 
 
 def _prob(p: float) -> str:
@@ -403,7 +417,7 @@ def build_proposal(
         ))
         if alt is grouping.suggestion:
             suggestion = alternatives[-1]
-            fixes = " ".join(f"{n} {theirs}" for n, _, theirs in suggestion.changes)
+            fixes = " ".join(f"{n} {tile}" for n, tile in suggestion_fixes(proposed, overrides, suggestion).items())
             warnings.append(f"as read, the tiles are not a {alt.status} hand; the rules suggest "
                             f"{', '.join(f'tile {n} as {theirs}' for n, _, theirs in suggestion.changes)} "
                             f"(1/{1 / max(suggestion.relative_probability, 1e-6):.0f} as probable), which makes "

@@ -206,11 +206,7 @@ function drawProposal() {
 }
 
 function takeSuggestion() {
-  // The tiles the proposal already read otherwise than the classifier's best (five of a kind) stay as read.
-  const fixes = {};
-  for (const number of state.proposal.rule_overrides) fixes[number] = state.proposal.tiles[number - 1].tile;
-  for (const [number, , tile] of state.proposal.rules_suggestion.changes) fixes[number] = tile;
-  revise({fixes});
+  revise({fixes: state.proposal.rules_suggestion_fixes});  // the server's own fixes (HandProposal.suggestion_fixes)
 }
 
 function openPalette(number) {
