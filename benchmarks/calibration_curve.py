@@ -37,7 +37,7 @@ from fanscan.vision.crops import crop_box
 from fanscan.vision.dataset_classes import guess_table
 from fanscan.vision.detect import default_detector
 from fanscan.vision.profile import SetProfile
-from fanscan.vision.splits import is_dev_session, session_of, source_of
+from fanscan.vision.splits import DEV, session_of, source_of, split_of
 from fanscan.vision.yolo_data import find_data_yaml, iter_split, read_class_names
 from results_file import ROOT, write_json
 
@@ -53,7 +53,7 @@ GROUPS = {"suits": set("mps"), "honours": set("ESWNCFP"), "flowers_seasons": set
 def shipped_validation_source(source: str) -> bool:
     """A source photo the shipped classifier never trained on: one of its development split's photo sessions
     (`fanscan.vision.splits`; models/tile_classifier.md), which its training held out."""
-    return is_dev_session(session_of(source))
+    return split_of(source) == DEV
 
 
 def in_calibration_half(source: str) -> bool:

@@ -33,7 +33,7 @@ DETECTOR_GROUPS, DETECTOR_SEED = 16, 20261129
 
 def classifier_held_out(sources: list[str]) -> set[str]:
     """The shipped classifier's held-out sources: the development split's (its trainer's default)."""
-    return {s for s in sources if splits.is_dev_session(splits.session_of(s))}
+    return {s for s in sources if splits.split_of(s) == splits.DEV}
 
 
 def detector_held_out(data: Path, sources: list[str]) -> set[str]:

@@ -17,7 +17,6 @@ import math
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import onnx
@@ -25,7 +24,7 @@ import torch
 from fanscan.scoring.errors import FanscanError
 from fanscan.training.classes import CLASSES
 from fanscan.training.classifier_net import ClassifierNet
-from fanscan.training.classifier_train import INPUT_SPEC, Data, evaluate, sampling_weights, train_step
+from fanscan.training.classifier_train import INPUT_SPEC, Data, evaluate, parse_args, sampling_weights, train_step
 from fanscan.training.export import export_onnx
 from fanscan.training.onnx_weights import freeze_batch_norms, load_onnx_weights
 from fanscan.training.real_data import PatchSet, extract_split
@@ -88,7 +87,9 @@ def finetune(data_dir: Path, out_dir: Path, steps: int, base_model: Path, held_o
     freeze_early_layers(model)
     optimiser = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, max(steps, 1))
-    args = SimpleNamespace(seed=seed, batch=batch, quarter_turn=0.0, squeeze_views=0.0)  # the shipped recipe's jitter
+    # The trainer's own defaults for every batch setting (no extra quarter turns or squeezed views), so a setting
+    # the trainer gains is never missing here.
+    args = parse_args(["--seed", str(seed), "--batch", str(batch)])
     started = time.time()
     for step in range(steps):
         loss = train_step(model, optimiser, schedule, data, step, args)
