@@ -158,18 +158,17 @@ class HandProposal:
     def override_summary(self) -> str:
         """The overruled tiles in words, those the proposal reads otherwise than the classifier's best and then those
         the rules' suggestion would: 'tile 5 read as 7p (the classifier preferred 6p 0.71)', joined by '; '."""
-        parts = []
+        overruled = []  # (tile number, read as, the classifier's own reading, its probability)
         for tile in self.tiles:
             if tile.number in self.rule_overrides:
                 preferred = max(tile.alternatives, key=lambda a: a[1], default=(tile.tile, tile.confidence))
-                parts.append(f"tile {tile.number} read as {tile.tile} (the classifier preferred {preferred[0]} "
-                             f"{_prob(preferred[1])})")
+                overruled.append((tile.number, tile.tile, *preferred))
         if self.rules_suggestion is not None:
             by_number = {tile.number: tile for tile in self.tiles}
-            parts.extend(f"tile {number} read as {theirs} (the classifier preferred {ours} "
-                         f"{_prob(by_number[number].confidence)})"
-                         for number, ours, theirs in self.rules_suggestion.changes)
-        return "; ".join(parts)
+            overruled.extend((number, theirs, ours, by_number[number].confidence)
+                             for number, ours, theirs in self.rules_suggestion.changes)
+        return "; ".join(f"tile {number} read as {read} (the classifier preferred {preferred} {_prob(p)})"
+                         for number, read, preferred, p in overruled)
 
     @property
     def rules_suggestion_fixes(self) -> dict[int, str]:
