@@ -294,7 +294,8 @@ def test_page_refers_to_nothing_outside_the_app(client):
     """No CDN: every src/href in the page and its scripts is a path on the app itself."""
     import re
 
-    for path in ("/", "/batch", "/static/app.js", "/static/batch.js", "/static/faces.js", "/static/style.css"):
+    for path in ("/", "/batch", "/static/app.js", "/static/batch.js", "/static/faces.js", "/static/hand_text.js",
+                 "/static/style.css"):
         text = client.get(path).text
         assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text), path
         assert "@import" not in text and "url(" not in text, path

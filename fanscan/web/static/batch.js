@@ -21,8 +21,12 @@ function addRow(row) {
   tr.insertCell().textContent = row.file;
   tr.insertCell().textContent = row.ok ? row.total : "—";
   const what = tr.insertCell();
-  what.textContent = row.ok ? row.hand : row.error;
-  if (!row.ok) what.className = "error";
+  if (row.ok) {
+    what.appendChild(handText(row.hand)); // hand_text.js: breaks between tile groups only
+  } else {
+    what.textContent = row.error;
+    what.className = "error";
+  }
 }
 
 async function run(event) {
