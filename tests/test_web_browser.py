@@ -266,6 +266,7 @@ def test_batch_page(browser, server, tmp_path):
     rights = page.evaluate("[...document.querySelectorAll('.batch-table th, .batch-table td')]"
                            ".map(e => [e.getBoundingClientRect().right, e.scrollWidth - e.clientWidth])")
     assert all(right <= PHONE_VIEWPORT["width"] and hidden <= 0 for right, hidden in rights), rights
+    assert "--" not in page.inner_text("#rows")  # no terminal flags (--accept-overrides) on the page
     hands = page.locator("#rows tr td:nth-child(3) .hand-group")
     assert hands.count() > 0 and all(n == 1 for n in hands.evaluate_all("l => l.map(e => e.getClientRects().length)"))
     with page.expect_download() as download:
@@ -362,6 +363,19 @@ def test_a_suggestion_is_a_button_never_a_terminal_command_and_the_reading_break
       pageWarning("check tile 3 ('fix 3 7p')")]""")
     assert not [line for line in words if re.search(r"'fix|\bfix (\d|N\b)", line)], words
     assert "Back in the hand" in words[0] and "Not in the hand" in words[1] and "tap tile 3" in words[2]
+    # and those taps are there: tile 8 (the tile too many) set aside as a table tile, then taken back
+    page.locator("#tile-strip button[data-number='8']").tap()
+    assert page.locator("#take-back").is_hidden()
+    before = fixes_done(page)
+    page.locator("#set-aside").tap()
+    wait_for_fix(page, before)
+    assert page.evaluate("state.proposal.tiles[7].role") == "table"
+    page.locator("#tile-strip button[data-number='8']").tap()
+    assert page.locator("#set-aside").is_hidden()
+    before = fixes_done(page)
+    page.locator("#take-back").tap()
+    wait_for_fix(page, before)
+    assert page.evaluate("state.proposal.tiles[7].role") != "table"
 
 
 def test_the_last_photo_chosen_wins(page):

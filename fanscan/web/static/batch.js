@@ -16,6 +16,13 @@ async function postRow(file, context) {
   return response.ok ? body : {file: file.name, ok: false, error: body.error || `error ${response.status}`};
 }
 
+// An error row's words are `fanscan batch`'s (so are the downloaded tables'); the terminal flag they advise is no
+// option here: the one-hand page is where a reading gets checked.
+function pageError(text) {
+  return text.replace(/check it, or pass --accept-overrides/g, "check it on the One hand page")
+    .replace(/,? or pass --[\w-]+/g, "");
+}
+
 function addRow(row) {
   const tr = $("rows").insertRow();
   tr.insertCell().textContent = row.file;
@@ -24,7 +31,7 @@ function addRow(row) {
   if (row.ok) {
     what.appendChild(handText(row.hand)); // hand_text.js: breaks between tile groups only
   } else {
-    what.textContent = row.error;
+    what.textContent = pageError(row.error);
     what.className = "error";
   }
 }
