@@ -141,6 +141,7 @@ async function photoChosen(file) {
 // What the page shows of the last photo goes as soon as another is chosen: nothing of it can be tapped meanwhile.
 function clearProposal() {
   state.proposal = null;
+  state.file = null;
   state.fixes = {};
   state.winning = null;
   state.photoKept = false;
@@ -236,7 +237,7 @@ function drawProposal() {
   const waiting = proposal.status === "ready" && state.waits.length > 0;
   $("photo-status").textContent = complete
     ? "Check the tiles; tap one to fix it or to make it the winning tile."
-    : waiting ? "A ready hand of 13 tiles: the tile that completed it is not in the photo. Tap it below to add it. "
+    : waiting ? "A ready hand, one tile short: the tile that completed it is not in the photo. Tap it below to add it. "
         + "(Tapping a tile in the photo still changes its reading.)"
       : "Not a complete hand yet: tap a wrong tile to fix it, or type the hand.";
   drawWaits(waiting);
