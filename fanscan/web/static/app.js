@@ -237,8 +237,8 @@ function drawProposal() {
   const waiting = proposal.status === "ready" && state.waits.length > 0;
   $("photo-status").textContent = complete
     ? "Check the tiles; tap one to fix it or to make it the winning tile."
-    : waiting ? "A ready hand, one tile short: the tile that completed it is not in the photo. Tap it below to add it. "
-        + "(Tapping a tile in the photo still changes its reading.)"
+    : waiting ? "A ready hand, one tile short: the tile that completed it is not in the photo. "
+        + "Tap it below to add it. (Tapping a tile in the photo still changes its reading.)"
       : "Not a complete hand yet: tap a wrong tile to fix it, or type the hand.";
   drawWaits(waiting);
   $("to-context").hidden = !complete;
