@@ -43,6 +43,7 @@ def upload(path: Path, name: str | None = None) -> dict:
 
 def without_timings(photo: dict) -> dict:
     photo = json.loads(json.dumps(photo))
+    photo.pop("waits_to_add", None)  # the page's addition (tested below)
     photo["proposal"].pop("timings_ms")
     photo.pop("image")
     photo["proposal"].pop("image")
@@ -124,6 +125,30 @@ def corrupt_uploads() -> dict[str, bytes]:
     return {"text": b"this is not a photo", "empty": b"", "truncated-jpeg": jpeg[: len(jpeg) // 2],
             "garbled-jpeg": jpeg[:600] + bytes(range(256)) * 40, "1x1-png": png_1x1, "20000x20000-png": huge_png_header,
             "gif": b"GIF89a" + b"\0" * 100}
+
+
+def test_a_13_tile_photo_comes_with_the_tiles_that_complete_it(client):
+    """hand_014 shows 13 tiles, 234m 44p 444s SSS FF (manifest.json): two pairs and three sets, so either pair's tile
+    completes it (4p or F). Each comes with the complete hand it makes, that tile won last, which scores."""
+    reply = client.post("/api/photo", files=upload(SAMPLES / "hand_014.jpg")).json()
+    proposal = reply["proposal"]
+    assert proposal["status"] == "ready" and sorted(proposal["hand"].strip()) == sorted("234m44p444sSSSFF")
+    assert [w["tile"] for w in reply["waits_to_add"]] == ["4p", "F"]
+    for wait in reply["waits_to_add"]:
+        assert sorted(wait["hand"]) == sorted("234m44p444sSSSFF" + wait["tile"]) and wait["hand"].endswith(wait["tile"])
+        scored = client.post("/api/score", json={"hand": wait["hand"]})
+        assert scored.status_code == 200 and scored.json()["ok"] is True
+
+
+def test_revise_gives_the_waits_once_a_tile_is_taken_out(client):
+    """hand_001 reads 999m 678p 789s WWW EE (tiles 10-12 the Ws); with tile 12 not a tile, 999m 678p 789s WW EE
+    waits on W or E. A complete reading has nothing to add."""
+    first = client.post("/api/photo", files=upload(SAMPLES / "hand_001.jpg")).json()
+    assert first["proposal"]["status"] == "complete" and first["waits_to_add"] == []
+    assert [t["tile"] for t in first["proposal"]["tiles"][9:]] == ["W", "W", "W", "E", "E"]
+    reply = client.post("/api/revise", json={"proposal": first["proposal"], "fixes": {"12": "none"}}).json()
+    assert reply["proposal"]["status"] == "ready"
+    assert sorted(w["tile"] for w in reply["waits_to_add"]) == ["E", "W"]
 
 
 @pytest.mark.parametrize("kind", sorted(corrupt_uploads()))
@@ -269,7 +294,8 @@ def test_page_refers_to_nothing_outside_the_app(client):
     """No CDN: every src/href in the page and its scripts is a path on the app itself."""
     import re
 
-    for path in ("/", "/batch", "/static/app.js", "/static/batch.js", "/static/faces.js", "/static/style.css"):
+    for path in ("/", "/batch", "/static/app.js", "/static/batch.js", "/static/faces.js", "/static/hand_text.js",
+                 "/static/style.css"):
         text = client.get(path).text
         assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text), path
         assert "@import" not in text and "url(" not in text, path

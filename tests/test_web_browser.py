@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -260,6 +261,14 @@ def test_batch_page(browser, server, tmp_path):
     page.click("#start")
     page.wait_for_selector("body[data-done=yes]")
     assert page.evaluate("document.getElementById('progress').value") == 3
+    # the table fits the 390-px screen: nothing runs off it, and each hand breaks only between its tile groups
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE_VIEWPORT["width"]
+    rights = page.evaluate("[...document.querySelectorAll('.batch-table th, .batch-table td')]"
+                           ".map(e => [e.getBoundingClientRect().right, e.scrollWidth - e.clientWidth])")
+    assert all(right <= PHONE_VIEWPORT["width"] and hidden <= 0 for right, hidden in rights), rights
+    assert "--" not in page.inner_text("#rows")  # no terminal flags (--accept-overrides) on the page
+    hands = page.locator("#rows tr td:nth-child(3) .hand-group")
+    assert hands.count() > 0 and all(n == 1 for n in hands.evaluate_all("l => l.map(e => e.getClientRects().length)"))
     with page.expect_download() as download:
         page.click("#download-jsonl")
     rows = [json.loads(line) for line in Path(download.value.path()).read_text(encoding="utf-8").splitlines()]
@@ -299,3 +308,194 @@ def test_a_12mp_photo_is_scaled_down_in_the_page_upright_as_shown(page, tmp_path
     assert proposal["image_size"] == [2000, 1500]  # upright (wider than tall), long side 2000
     assert proposal["hand"].strip() == expected.hand.strip()
     assert page.locator("#overlay g").count() == len(expected.tiles)
+
+
+# ---- issue 20, items 14 and 15 ----------------------------------------------------------------------------------
+
+# Where the lines of an element's text break, as (the character before, the character after, whether the one after
+# starts a .hand-group): read from each character's box on the screen, not from the page's own markup of groups.
+LINE_BREAKS_JS = r"""(selector) => {
+  const root = document.querySelector(selector);
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const chars = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const group = node.parentElement.closest('.hand-group');
+    for (let i = 0; i < node.length; i++) {
+      const range = document.createRange();
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      const box = range.getClientRects()[0];
+      // a space where the line ends may have no box: it stays on the line it ends
+      const top = box && box.width > 0 ? box.top : /\s/.test(node.data[i]) && chars.length ? chars.at(-1).top : null;
+      if (top !== null) chars.push({top, ch: node.data[i], startsGroup: !!group && i === 0});
+    }
+  }
+  const breaks = [];
+  for (let k = 1; k < chars.length; k++) {
+    if (chars[k].top > chars[k - 1].top + 2) breaks.push([chars[k - 1].ch, chars[k].ch, chars[k].startsGroup]);
+  }
+  return breaks;
+}"""
+
+
+def assert_breaks_only_between_words_and_groups(page, selector: str) -> None:
+    breaks = page.evaluate(LINE_BREAKS_JS, selector)
+    assert breaks, f"{selector} fits one line at 390 px: the test shows nothing"
+    for before, after, starts_group in breaks:
+        assert before.isspace() or after.isspace() or starts_group, (selector, breaks)
+
+
+def test_a_suggestion_is_a_button_never_a_terminal_command_and_the_reading_breaks_between_tiles(page):
+    """hand_019's warnings (the terminal's) say "check it ('fix 8 none')": the page says what to tap instead. Its
+    reading line, longer than a 390-px screen, breaks between words and tile groups, never inside one."""
+    choose_photo(page, "hand_019.jpg")
+    text = page.inner_text("body")
+    assert "'fix" not in text and not re.search(r"\bfix \d", text), text
+    assert "Use the rules' suggestion" in page.inner_text("#warnings")  # it names the button
+    assert_breaks_only_between_words_and_groups(page, "#reading")
+    assert "".join(page.locator("#reading .hand-group").all_inner_texts()) == page.evaluate("state.proposal.hand")
+    # the terminal's other commands, as the proposal words them (vision/proposal.py)
+    words = page.evaluate("""() => [
+      pageWarning("tiles 15-16 set aside: on the table apart from the hand (discards), not counted; "
+                  + "'fix N hand' takes one back"),
+      pageWarning("which tiles are the hand is unclear: some may lie on the table apart from it (discards); "
+                  + "'fix N table' sets one aside"),
+      pageWarning("check tile 3 ('fix 3 7p')")]""")
+    assert not [line for line in words if re.search(r"'fix|\bfix (\d|N\b)", line)], words
+    assert "Back in the hand" in words[0] and "Not in the hand" in words[1] and "tap tile 3" in words[2]
+    # and those taps are there: tile 8 (the tile too many) set aside as a table tile, then taken back
+    page.locator("#tile-strip button[data-number='8']").tap()
+    assert page.locator("#take-back").is_hidden()
+    before = fixes_done(page)
+    page.locator("#set-aside").tap()
+    wait_for_fix(page, before)
+    assert page.evaluate("state.proposal.tiles[7].role") == "table"
+    page.locator("#tile-strip button[data-number='8']").tap()
+    assert page.locator("#set-aside").is_hidden()
+    before = fixes_done(page)
+    page.locator("#take-back").tap()
+    wait_for_fix(page, before)
+    assert page.evaluate("state.proposal.tiles[7].role") != "table"
+
+
+def test_the_last_photo_chosen_wins(page):
+    """The first photo's upload is held back until the second photo has been read, then let through: the page must
+    end on the second photo's reading (hand_014: 13 tiles, 234m 44p 444s SSS FF), not the first's."""
+    held, settled = [], []
+    page.route("**/api/photo", lambda route: held.append(route) if not held else route.continue_())
+    on_photo = lambda request: settled.append(request.url) if request.url.endswith("/api/photo") else None  # noqa: E731
+    page.on("requestfinished", on_photo)
+    page.on("requestfailed", on_photo)
+    page.set_input_files("#photo-input", str(SAMPLES / "images" / "hand_001.jpg"))
+    for _ in range(500):
+        if held:
+            break
+        page.wait_for_timeout(20)
+    assert held, "the first upload was never sent"
+    choose_photo(page, "hand_014.jpg")
+    with contextlib.suppress(sync_api.Error):  # the page may have cancelled it already
+        held[0].continue_()
+    for _ in range(1500):
+        if len(settled) >= 2:
+            break
+        page.wait_for_timeout(20)
+    assert len(settled) == 2
+    page.wait_for_timeout(300)  # time for a late answer to be (wrongly) drawn
+    proposal = page.evaluate("state.proposal")
+    assert sorted(proposal["hand"].strip()) == sorted("234m44p444sSSSFF") and proposal["status"] == "ready"
+    assert page.evaluate("state.file.name") == "hand_014.jpg"
+    assert "234m44p444sSSSFF" in page.inner_text("#reading")
+    assert "error" not in (page.get_attribute("#photo-status", "class") or "")
+
+
+def test_the_palette_marks_the_reading_and_the_runner_up_and_fixed_tiles_look_fixed(page):
+    """hand_001's tile 11 reads W: the palette marks W as the reading and the classifier's runner-up as such. Once
+    fixed to E, tile 11 looks fixed in the photo and the strip (not only a class), and the palette marks E."""
+    choose_photo(page, "hand_001.jpg")
+    tile = page.evaluate("state.proposal.tiles[10]")
+    runner_up = tile["alternatives"][0][0]
+    page.locator("#tile-strip button[data-number='11']").tap()
+    page.wait_for_selector("#palette[open]")
+    marked = page.locator("#palette button.current")
+    assert marked.count() == 1 and marked.get_attribute("data-tile") == tile["tile"] == "W"
+    if runner_up in page.evaluate("state.config.tiles.map(t => t.id).concat(['none'])"):
+        second = page.locator("#palette button.runner-up")
+        assert second.count() == 1 and second.get_attribute("data-tile") == runner_up
+        assert "runner-up" in second.get_attribute("aria-label")
+    plain = page.locator("#palette-faces button:not(.current):not(.runner-up)").first
+    style = "(e) => { const s = getComputedStyle(e); return [s.borderTopColor, s.borderTopWidth, s.borderTopStyle]; }"
+    assert marked.evaluate(style) != plain.evaluate(style)
+    assert page.evaluate("getComputedStyle(document.querySelector('#palette button.current'), '::after').content") \
+        not in ("none", "normal", "")
+    assert "current reading" in marked.get_attribute("aria-label")
+    before = fixes_done(page)
+    page.locator("#palette-faces button[data-tile='E']").tap()
+    wait_for_fix(page, before)
+
+    fill = "(e) => getComputedStyle(e).fill"
+    fixed_polygon = page.locator("#overlay g[data-number='11'] polygon")
+    other_polygon = page.locator("#overlay g[data-number='10'] polygon")
+    assert "fixed" in page.get_attribute("#overlay g[data-number='11']", "class")
+    assert fixed_polygon.evaluate(fill) != other_polygon.evaluate(fill)
+    strip = page.locator("#tile-strip button[data-number='11']")
+    assert "fixed" in strip.get_attribute("class") and "fixed by you" in strip.get_attribute("aria-label")
+    assert strip.evaluate("(e) => getComputedStyle(e, '::after').content") not in ("none", "normal", "")
+    assert page.locator("#legend .key.fixed").is_visible()
+    strip.tap()
+    page.wait_for_selector("#palette[open]")
+    assert page.locator("#palette button.current").get_attribute("data-tile") == "E"
+    assert "fixed by you" in page.inner_text("#palette-title")
+
+
+def won_by(tile: str, self_drawn: bool, seat: str, prevalent: str) -> str:
+    from fanscan.scoring.tiles import CHINESE_NAMES, ENGLISH_NAMES
+
+    winds = {"E": "East", "S": "South", "W": "West", "N": "North"}
+    return (f"Won by {'self-draw' if self_drawn else 'a discard'} on {tile} ({ENGLISH_NAMES[tile]} "
+            f"{CHINESE_NAMES[tile]}), seat {winds[seat]}, round wind {winds[prevalent]}")
+
+
+def test_a_new_photo_starts_a_new_context_and_a_13_tile_photo_offers_its_waits(page):
+    """hand_001 (its reading's last tile, an E, winning), self-drawn, seat S, last tile of the wall: the context
+    screen marks the winning tile and the score says how it was won. Then a new photo, hand_014 (13 tiles:
+    234m 44p 444s SSS FF): the context starts afresh (discard, seat E, nothing else), the page asks for no fix but
+    offers the two waits, 4p and F; tapping F adds it as the winning tile, and the hand scores as the engine says."""
+    choose_photo(page, "hand_001.jpg")
+    reading = page.evaluate("state.proposal.hand")
+    winning = parse_hand(reading).winning_tile
+    page.locator("#to-context").tap()
+    marked = page.locator("#context-hand .winning")
+    assert marked.count() == 1 and marked.get_attribute("data-tile") == winning
+    assert page.locator("#context-hand [data-tile]").last.get_attribute("class").split().count("winning") == 1
+    assert "winning" in marked.inner_text().lower()
+    page.locator("label:has(input[name='how'][value='self_drawn'])").tap()
+    page.locator("label:has(input[name='seat_wind'][value='S'])").tap()
+    page.locator("label:has(input[name='last_tile'])").tap()
+    page.locator("#score-button").tap()
+    page.wait_for_selector("#screen-score:not([hidden])")
+    assert page.inner_text("#score-won").startswith(won_by(winning, True, "S", "E"))
+    assert "last tile of the wall" in page.inner_text("#score-won")
+
+    with page.expect_file_chooser() as chooser:
+        page.locator("#new-photo").tap()
+    before = page.evaluate("window.fanscanTimings.filter(t => t.what === 'photo').length")
+    chooser.value.set_files(str(SAMPLES / "images" / "hand_014.jpg"))
+    page.wait_for_function(f"window.fanscanTimings.filter(t => t.what === 'photo').length > {before}")
+    assert page.evaluate("state.proposal.status") == "ready"
+    assert "wrong" not in page.inner_text("#photo-status") and not page.locator("#to-context").is_visible()
+    waits = page.locator("#waits button[data-tile]")
+    assert [waits.nth(i).get_attribute("data-tile") for i in range(waits.count())] == ["4p", "F"]
+    page.locator("#waits button[data-tile='F']").tap()
+    page.wait_for_selector("#screen-context:not([hidden])")
+    checked = page.evaluate("""() => [...document.querySelectorAll('#screen-context input:checked')]
+                               .filter(e => e.name !== 'flowers').map(e => e.name + '=' + e.value)""")
+    assert checked == ["how=discard", "seat_wind=E", "prevalent_wind=E"]
+    assert page.locator("#context-hand [data-tile]").count() == 14
+    marked = page.locator("#context-hand .winning")
+    assert marked.count() == 1 and marked.get_attribute("data-tile") == "F"
+    assert "not in the photo" in page.inner_text("#context-note")
+    page.locator("#score-button").tap()
+    page.wait_for_selector("#screen-score:not([hidden])")
+    expected = score("234m44p444sSSSFFF|EE0000")  # discard, seat and round wind E
+    assert page.inner_text("#score-total").startswith(f"{expected.total} fan")
+    assert page.inner_text("#score-won").startswith(won_by("F", False, "E", "E"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import replace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
@@ -18,9 +19,10 @@ from fanscan.commands import batch as batch_command
 from fanscan.commands import score as score_command
 from fanscan.commands.photo import photo_json
 from fanscan.labels.save import save_confirmed_photo
-from fanscan.scoring import get_rule_set
+from fanscan.scoring import format_hand, get_rule_set, parse_hand, waits
 from fanscan.scoring.errors import FanscanError
 from fanscan.scoring.tiles import ALL_TILE_IDS, CHINESE_NAMES, ENGLISH_NAMES
+from fanscan.vision.hand_shape import READY
 from fanscan.vision.proposal import HandProposal, revise
 from fanscan.web.api_models import ReviseRequest, Rules, ScoreRequest, TableRequest, WinContextFields, command_args
 from fanscan.web.uploads import uploaded_file, without_folder
@@ -54,7 +56,8 @@ def config(request: Request) -> dict[str, Any]:
 @router.post("/photo")
 def read_photo(request: Request, photo: PhotoField, rules: RulesField = None) -> dict[str, Any]:
     """The same object as `fanscan photo --json`: the proposal (every tile with its outline, reading, confidence,
-    alternatives, role), and the score when the photo reads as a complete hand (else `ok` false and `error`)."""
+    alternatives, role), and the score when the photo reads as a complete hand (else `ok` false and `error`);
+    and, beyond the command's object, `waits_to_add` (see the function of that name)."""
     with uploaded_file(photo) as (path, name):
         args = command_args("photo", str(path), _rules(request, rules), profile=request.app.state.profile)
         try:
@@ -63,19 +66,34 @@ def read_photo(request: Request, photo: PhotoField, rules: RulesField = None) ->
             raise FanscanError(without_folder(str(error), path)) from None
     if out.get("proposal") is None:  # not a usable photo: nothing to fix, a client error
         raise FanscanError(without_folder(out.get("error", "the photo could not be read"), path))
+    out["waits_to_add"] = waits_to_add(out["proposal"]["hand"], out["proposal"]["status"])
     return out
 
 
 @router.post("/revise")
 def revise_reading(body: ReviseRequest) -> dict[str, Any]:
     """The proposal read again around the user's fixes (as `fix N TILE` in the terminal), and with the winning
-    tile the user chose. Send every fix so far and the proposal last returned; nothing is kept on the server."""
+    tile the user chose. Send every fix so far and the proposal last returned; nothing is kept on the server.
+    With `waits_to_add` as `/api/photo` gives it."""
     proposal = _proposal(body.proposal)
     if body.fixes:
         proposal = revise(proposal, body.fixes)
     if body.winning is not None:
         proposal = with_winning_number(proposal, body.winning)
-    return {"ok": True, "proposal": proposal.to_dict()}
+    return {"ok": True, "proposal": proposal.to_dict(), "waits_to_add": waits_to_add(proposal.hand, proposal.status)}
+
+
+def waits_to_add(hand: str, status: str) -> list[dict[str, str]]:
+    """For a reading of 13 tiles that waits on something (status `ready`: the photo lacks the winning tile, or the
+    hand was not finished), each tile that completes it, as `fanscan waits` lists them, with the complete hand that
+    tile makes as the winning tile: `{"tile": "4p", "hand": "234m44p444sSSSFF4p"}`, so the page can add the tile the
+    photo does not show. Empty for any other reading."""
+    if status != READY or not hand.strip():
+        return []
+    ready = parse_hand(hand)
+    if ready.winning_tile is not None:
+        return []
+    return [{"tile": tile, "hand": format_hand(replace(ready, winning_tile=tile)).strip()} for tile in waits(ready)]
 
 
 def _proposal(data: Any) -> HandProposal:

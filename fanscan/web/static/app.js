@@ -10,6 +10,11 @@ const state = {
   // whether the hand being scored is that reading (not a typed one), and whether this photo was kept already
   // (once per photo)
   file: null, handFromPhoto: false, photoKept: false,
+  // The photo being read: each choice gets the next number, and only the answer for the latest one is drawn (an
+  // earlier upload still in flight is cancelled, and its answer dropped should it come anyway).
+  photoNumber: 0, photoUpload: null,
+  // tiles the reading can still take (the server's waits_to_add), and the one added to the hand, not in the photo
+  waits: [], addedTile: null,
 };
 // Timings of what the user waits for (read by benchmarks/web_speed.py): {what, ms, server_ms, server_cpu_ms,
 // server_upload_ms (photo only)}.
@@ -91,37 +96,73 @@ async function uploadable(file) {
 
 async function photoChosen(file) {
   const started = performance.now();
-  state.fixes = {};
-  state.winning = null;
-  state.photoKept = false;
+  const number = ++state.photoNumber;
+  const latest = () => number === state.photoNumber;
+  if (state.photoUpload) state.photoUpload.abort();
+  const upload = new AbortController();
+  state.photoUpload = upload;
+  clearProposal();
+  resetContext(); // a new hand: nothing of the last one's context carries over
   $("photo-status").textContent = "Reading the tiles…";
   $("photo-status").classList.remove("error");
   const img = $("photo-img");
-  let reply;
+  let reply, sent;
   try {
-    const upload = await uploadable(file);
-    state.file = upload; // what the proposal's pixels refer to, so also what --save-labels keeps
+    sent = await uploadable(file);
+    if (!latest()) return;
     const form = new FormData();
-    form.append("photo", upload.blob, upload.name);
+    form.append("photo", sent.blob, sent.name);
     form.append("rules", rules());
-    reply = await api("/api/photo", {method: "POST", body: form});
+    reply = await api("/api/photo", {method: "POST", body: form, signal: upload.signal});
+    if (!latest()) return;
     // Decoded for display only once the server has answered: where the browser and the server share a machine
     // (a laptop at the table, or a small box), decoding meanwhile would take CPU from the reading.
     if (img.src) URL.revokeObjectURL(img.src);
-    img.src = URL.createObjectURL(upload.blob);
+    img.src = URL.createObjectURL(sent.blob);
     await img.decode().catch(() => null);
   } catch (error) {
+    if (!latest()) return; // cancelled, or superseded: the later photo's reading says what is what
     $("photo-view").hidden = true;
     $("photo-status").textContent = error.message;
     $("photo-status").classList.add("error");
     return;
   }
+  if (!latest()) return;
+  state.file = sent; // what the proposal's pixels refer to, so also what --save-labels keeps
   state.proposal = reply.body.proposal;
+  state.waits = reply.body.waits_to_add || [];
   state.photoFlowers = state.proposal.flowers.slice();
   drawProposal();
   await nextFrame();
   window.fanscanTimings.push({what: "photo", ms: performance.now() - started, server_ms: reply.serverMs,
     server_cpu_ms: reply.serverCpuMs, server_upload_ms: reply.serverUploadMs, pipeline_ms: state.proposal.timings_ms});
+}
+
+// What the page shows of the last photo goes as soon as another is chosen: nothing of it can be tapped meanwhile.
+function clearProposal() {
+  state.proposal = null;
+  state.file = null;
+  state.fixes = {};
+  state.winning = null;
+  state.photoKept = false;
+  state.waits = [];
+  state.addedTile = null;
+  for (const id of ["photo-view", "legend", "to-context", "take-suggestion", "waits"]) $(id).hidden = true;
+  for (const id of ["tile-strip", "reading", "warnings", "wait-tiles"]) $(id).replaceChildren();
+}
+
+// The proposal's warnings are the terminal's too, and some name a terminal command ('fix 8 none'): on the page
+// each becomes the tap that does the same.
+const PAGE_ACTIONS = [
+  [/check it \('fix [^']*'\)/g, "check it (the button “Use the rules' suggestion” below takes it)"],
+  [/'fix N hand' takes one back/g, "tap one and choose “Back in the hand” to take it back"],
+  [/'fix N table' sets one aside/g, "tap one and choose “Not in the hand” to set it aside"],
+  [/'fix (\d+) [^']*'/g, "tap tile $1 to fix it"],
+  [/'fix [^']*'/g, "tap a tile to fix it"],
+];
+
+function pageWarning(text) {
+  return PAGE_ACTIONS.reduce((words, [command, tap]) => words.replace(command, tap), text);
 }
 
 function roleClass(tile) {
@@ -170,7 +211,8 @@ function drawProposal() {
     button.dataset.number = tile.number;
     const what = tile.role === "dropped" ? "not a tile" : tileName(tile.tile);
     const sure = Math.round(tile.confidence * 100);
-    button.setAttribute("aria-label", `tile ${tile.number}: ${what}, ${tile.role}, ${sure}% sure`);
+    const fixed = tile.number in state.fixes ? ", fixed by you" : "";
+    button.setAttribute("aria-label", `tile ${tile.number}: ${what}, ${tile.role}, ${sure}% sure${fixed}`);
     button.title = `${what} (${sure}%)`;
     const number = document.createElement("span");
     number.className = "number";
@@ -185,16 +227,20 @@ function drawProposal() {
     complete: "a complete hand", ready: "13 tiles: no winning tile yet", incomplete: "not a complete hand",
     invalid: "not a valid hand", empty: "no tiles found",
   };
-  $("reading").textContent = `${proposal.tiles.length} tiles: ${proposal.hand || "—"} (${
-    statusWords[proposal.status] || proposal.status})`;
+  $("reading").replaceChildren(`${proposal.tiles.length} tiles: `, handText(proposal.hand.trim() || "—"),
+    ` (${statusWords[proposal.status] || proposal.status})`);
   $("warnings").replaceChildren(...proposal.warnings.map((w) => {
     const li = document.createElement("li");
-    li.textContent = w;
+    li.textContent = pageWarning(w);
     return li;
   }));
+  const waiting = proposal.status === "ready" && state.waits.length > 0;
   $("photo-status").textContent = complete
     ? "Check the tiles; tap one to fix it or to make it the winning tile."
-    : "Not a complete hand yet: tap a wrong tile to fix it, or type the hand.";
+    : waiting ? "A ready hand, one tile short: the tile that completed it is not in the photo. "
+        + "Tap it below to add it. (Tapping a tile in the photo still changes its reading.)"
+      : "Not a complete hand yet: tap a wrong tile to fix it, or type the hand.";
+  drawWaits(waiting);
   $("to-context").hidden = !complete;
   $("hand-input").value = proposal.hand;
   const suggestion = proposal.rules_suggestion;
@@ -205,6 +251,28 @@ function drawProposal() {
   }
 }
 
+// A 13-tile reading's waits, each a button that adds that tile as the winning tile.
+function drawWaits(waiting) {
+  $("waits").hidden = !waiting;
+  const holder = $("wait-tiles");
+  holder.replaceChildren();
+  if (!waiting) return;
+  const names = state.waits.map((w) => tileName(w.tile));
+  $("waits-title").textContent = `Waiting on ${names.join(" or ")}: tap the tile that completed the hand.`;
+  for (const wait of state.waits) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "wait-tile";
+    button.dataset.tile = wait.tile;
+    button.setAttribute("aria-label", `add ${tileName(wait.tile)} as the winning tile`);
+    const label = document.createElement("span");
+    label.textContent = wait.tile;
+    button.append(faceElement(wait.tile, tileName(wait.tile)), label);
+    button.addEventListener("click", () => toContext(wait.hand, true, wait.tile));
+    holder.appendChild(button);
+  }
+}
+
 function takeSuggestion() {
   revise({fixes: state.proposal.rules_suggestion_fixes});  // the server's own fixes (HandProposal.suggestion_fixes)
 }
@@ -212,7 +280,22 @@ function takeSuggestion() {
 function openPalette(number) {
   const tile = state.proposal.tiles[number - 1];
   state.paletteTile = number;
-  $("palette-title").textContent = `Tile ${number} — read as ${tileName(tile.tile)}. What is it?`;
+  const reading = tile.role === "dropped" ? "none" : tile.tile;
+  const [runnerUp, runnerUpP] = tile.alternatives[0] || [null, 0];
+  const sure = number in state.fixes ? "fixed by you" : `${Math.round(tile.confidence * 100)}%`;
+  const second = runnerUp ? `; runner-up ${tileName(runnerUp)} (${Math.round(runnerUpP * 100)}%)` : "";
+  $("palette-title").textContent = `Tile ${number} — read as ${tileName(reading)} (${sure})${second}. What is it?`;
+  for (const button of $("palette").querySelectorAll("button[data-tile]")) {
+    const id = button.dataset.tile;
+    button.classList.toggle("current", id === reading);
+    button.classList.toggle("runner-up", id === runnerUp && id !== reading);
+    const label = button.dataset.label || button.getAttribute("aria-label") || button.textContent;
+    button.dataset.label = label;
+    button.setAttribute("aria-label", label + (id === reading ? ", the current reading"
+      : id === runnerUp ? ", the runner-up" : ""));
+  }
+  $("set-aside").hidden = tile.role === "table";
+  $("take-back").hidden = tile.role !== "table";
   $("make-winning").hidden = !["standing", "winning"].includes(tile.role) || state.proposal.status !== "complete";
   $("palette").showModal();
   const current = $("palette-faces").querySelector(`[data-tile="${CSS.escape(tile.tile)}"]`);
@@ -221,11 +304,14 @@ function openPalette(number) {
 
 async function revise(change) {
   const started = performance.now();
+  const photo = state.photoNumber;
   const fixes = {...state.fixes, ...(change.fixes || {})};
   const winning = "winning" in change ? change.winning : state.winning;
   try {
     const reply = await postJSON("/api/revise", {proposal: state.proposal, fixes, winning});
+    if (photo !== state.photoNumber) return; // another photo was chosen meanwhile
     state.proposal = reply.body.proposal;
+    state.waits = reply.body.waits_to_add || [];
     state.fixes = fixes;
     state.winning = winning;
     drawProposal();
@@ -233,6 +319,7 @@ async function revise(change) {
     window.fanscanTimings.push({what: "fix", ms: performance.now() - started, server_ms: reply.serverMs,
       server_cpu_ms: reply.serverCpuMs});
   } catch (error) {
+    if (photo !== state.photoNumber) return;
     $("photo-status").textContent = error.message;
     $("photo-status").classList.add("error");
   }
@@ -303,24 +390,45 @@ function buildKeyboard() {
 
 // ---- 2. win context ---------------------------------------------------------------------------------------------
 
-function toContext(hand, fromPhoto) {
+// `added`: the winning tile when the user added it from the waits (it is not in the photo).
+function toContext(hand, fromPhoto, added = null) {
   state.hand = hand;
   state.handFromPhoto = fromPhoto;
   state.handHasContext = hand.includes("|");
+  state.addedTile = added;
   const row = $("context-hand");
   row.replaceChildren();
-  const tiles = hand.split("|")[0].match(/\d+[mps]|[ESWNCFP]/g) || [];
-  for (const part of tiles) {
-    const suit = part.slice(-1);
-    const ids = /[mps]/.test(suit) ? [...part.slice(0, -1)].map((d) => d + suit) : [part];
-    for (const id of ids) row.appendChild(faceElement(id, tileName(id)));
-  }
+  const tiles = handTiles(hand); // the winning tile is written last
+  tiles.forEach((id, index) => {
+    const tile = document.createElement("span");
+    tile.className = "context-tile";
+    tile.dataset.tile = id;
+    tile.appendChild(faceElement(id, tileName(id)));
+    if (index === tiles.length - 1 && tiles.length >= 14) {
+      tile.classList.add("winning");
+      tile.setAttribute("aria-label", `winning tile: ${tileName(id)}`);
+      const caption = document.createElement("span");
+      caption.className = "caption";
+      caption.textContent = "winning";
+      tile.appendChild(caption);
+    }
+    row.appendChild(tile);
+  });
+  $("context-note").textContent = added
+    ? `${tileName(added)} added as the winning tile: it is not in the photo.` : "";
   for (const box of document.querySelectorAll("#flower-choices input")) {
     box.checked = state.photoFlowers.includes(box.value);
   }
   $("context-error").textContent = state.handHasContext
     ? "The typed hand gives its own win context (after |): Score uses it." : "";
   show("screen-context");
+}
+
+// Every context choice back to its default (discard, seat and round wind East, nothing else): a new photo is a new
+// hand, and a context carried over unseen would score it wrong.
+function resetContext() {
+  for (const input of $("screen-context").querySelectorAll("input")) input.checked = input.defaultChecked;
+  $("context-error").textContent = "";
 }
 
 function buildFlowerChoices() {
@@ -398,6 +506,7 @@ function drawScore(result) {
     total += `, capped at ${result.cap} (uncapped ${result.total_uncapped})`;
   }
   $("score-total").textContent = total;
+  $("score-won").textContent = wonBy(result);
   const minimum = $("score-minimum");
   minimum.className = "minimum" + (result.meets_minimum ? "" : " error");
   minimum.textContent = result.minimum === null ? "" : result.meets_minimum
@@ -446,7 +555,26 @@ function drawScore(result) {
       + `the winner receives ${s.winner_receives}.`
     : `Settlement: the discarder pays 8 + ${result.total} = ${s.payments.discarder}, the other two pay 8 each; `
       + `the winner receives ${s.winner_receives}.`;
-  $("score-hand").textContent = `${result.hand} (rules: ${result.rules})`;
+  $("score-hand").replaceChildren(handText(result.hand), ` (rules: ${result.rules})`);
+}
+
+const WIND_NAMES = {E: "East", S: "South", W: "West", N: "North"};
+// The context items the line names after the winds, as the context screen words them.
+const WON_ON = [
+  ["last_tile", "the last tile of the wall"], ["last_of_kind", "the last of its kind"],
+  ["kong_replacement", "the replacement tile after a kong"], ["flower_replacement", "the replacement after a flower"],
+  ["kong_on_kong", "kong on kong"], ["first_tile", "the first tile (Heaven / Earth)"],
+];
+
+/** "Won by self-draw on 5p (5 Dots 五筒), seat East, round wind East": what the score was computed for. */
+function wonBy(result) {
+  const context = result.context;
+  const tile = handTiles(result.hand).at(-1);
+  const how = context.robbing_kong ? "robbing a kong" : context.self_drawn ? "self-draw" : "a discard";
+  const also = WON_ON.filter(([field]) => context[field]).map(([, words]) => words);
+  return `Won by ${how} on ${tile} (${tileName(tile)}), seat ${WIND_NAMES[context.seat_wind]}, round wind ${
+    WIND_NAMES[context.prevalent_wind]}${also.length ? `; ${also.join(", ")}` : ""}${
+    state.addedTile && state.handFromPhoto && tile === state.addedTile ? " (added: not in the photo)" : ""}`;
 }
 
 // ---- wiring ---------------------------------------------------------------------------------------------------------

@@ -16,13 +16,24 @@ async function postRow(file, context) {
   return response.ok ? body : {file: file.name, ok: false, error: body.error || `error ${response.status}`};
 }
 
+// An error row's words are `fanscan batch`'s (so are the downloaded tables'); the terminal flag they advise is no
+// option here: the one-hand page is where a reading gets checked.
+function pageError(text) {
+  return text.replace(/check it, or pass --accept-overrides/g, "check it on the One hand page")
+    .replace(/,? or pass --[\w-]+/g, "");
+}
+
 function addRow(row) {
   const tr = $("rows").insertRow();
   tr.insertCell().textContent = row.file;
   tr.insertCell().textContent = row.ok ? row.total : "—";
   const what = tr.insertCell();
-  what.textContent = row.ok ? row.hand : row.error;
-  if (!row.ok) what.className = "error";
+  if (row.ok) {
+    what.appendChild(handText(row.hand)); // hand_text.js: breaks between tile groups only
+  } else {
+    what.textContent = pageError(row.error);
+    what.className = "error";
+  }
 }
 
 async function run(event) {
