@@ -52,7 +52,8 @@ def test_the_proposal_keeps_the_classifier_reading_and_suggests_the_complete_one
     assert suggestion is not None and suggestion.status == "complete" and suggestion.changes == [(6, "7p", "6p")]
     assert suggestion.relative_probability == pytest.approx(0.41 / 0.55, abs=1e-4)
     assert proposal.needs_review and proposal.alternatives[0] == suggestion
-    assert proposal.override_summary() == "tile 6 read as 6p (the classifier preferred 7p 0.55)"
+    # Tile 6 is shown (and scored, as read) as 7p: 6p is only the rules' suggestion.
+    assert proposal.override_summary() == "tile 6 read as 7p 0.55 (the rules suggest 6p)"
     assert any("the rules suggest tile 6 as 6p" in w and "'fix 6 6p'" in w for w in proposal.warnings)
     again = HandProposal.from_json(proposal.to_json())
     assert again.rules_suggestion == suggestion and again.to_dict()["needs_review"] is True
@@ -84,7 +85,12 @@ def test_photo_yes_refuses_an_override_in_one_line(doubting_models, capsys):
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "needs review" in lines[0]
-    assert "read as 6p (the classifier preferred 5p 0.60)" in lines[0] and "--accept-overrides" in lines[0]
+    # It says the hand as read, that it is not complete, the tile as shown and the rules' suggestion, and what
+    # --accept-overrides scores: the suggestion (hand_001 as labelled, 6p for the classifier's 5p).
+    assert "as read, the hand (999m578p789sEWWWE) is not complete" in lines[0]
+    assert "read as 5p 0.60 (the rules suggest 6p)" in lines[0] and "makes 999m678p789sEWWWE" in lines[0]
+    assert "--accept-overrides to score the suggestion" in lines[0]
+    assert "read as 6p" not in lines[0]
     assert "Total" not in out
 
 
