@@ -18,6 +18,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from fanscan import exit_status
 from fanscan.commands import score as score_command
 from fanscan.confirm import LOW_CONFIDENCE, Prompter, ask_context, confirm_hand, describe_proposal
 from fanscan.labels.save import save_confirmed_photo
@@ -62,6 +63,7 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "photo", help="score a finished hand from a photo (propose, confirm, score)",
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=exit_status.EPILOG,
     )
     parser.add_argument("image", help="photo of the hand: JPEG, PNG or WebP")
     parser.add_argument("-y", "--yes", action="store_true", help="accept the proposal; context from flags")
@@ -165,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
                        variant=args.variant)
         save_confirmed_photo(args.save_labels, args.image, proposal)
         print(score_command.render(result, args.tiles))
-        return 0
+        return score_command.status_of(result)
     prompter = Prompter()
     confirmed = confirm_hand(proposal, prompter)
     hand, proposal = confirmed.hand, confirmed.proposal
@@ -182,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
         result = score(hand, context, rules=args.rules, variant=args.variant)
     prompter.say()
     print(score_command.render(result, args.tiles))
-    return 0
+    return score_command.status_of(result)
 
 
 def photo_json(image: str, args: argparse.Namespace, name: str | None = None) -> dict:
@@ -211,5 +213,5 @@ def _run_json(args: argparse.Namespace) -> int:
     print(json.dumps(out, ensure_ascii=False))
     if not out["ok"]:
         print(f"fanscan: error: {out['error']}", file=sys.stderr)
-        return 2
-    return 0
+        return exit_status.ERROR
+    return exit_status.SCORED if out["score"]["meets_minimum"] else exit_status.BELOW_MINIMUM
