@@ -316,7 +316,7 @@ def test_add_is_refused_on_a_photo_that_is_not_one_tile_short(labels_as_models, 
 
 
 def test_tile_rows_fit_80_columns_in_even_rows(labels_as_models, capsys):
-    code, out, _ = run_cli(["photo", sample("hand_001"), "--yes", "--self-drawn"], capsys)
+    _, out, _ = run_cli(["photo", sample("hand_001"), "--yes", "--self-drawn"], capsys)
     rows = [line for line in out.splitlines() if line.startswith("   1:") or line.startswith("   8:")]
     assert len(rows) == 2 and all(len(line) <= 80 for line in out.splitlines()[:3])
     assert [len(row.split()) for row in rows] == [7, 7]  # 14 tiles: 7 + 7, not 10 + 4 (or 8 + 2 once wrapped)
