@@ -93,6 +93,9 @@ def test_a_thirteen_tile_photo_is_not_accepted_blindly(labels_as_models, capsys)
     assert code == 2
     data = json.loads(out)
     assert data["ok"] is False and "13 tiles found" in data["error"]
+    # 11123345p 123s 77s, worked out by hand: 1p makes 111p 123p 345p 123s 77s, 4p makes 111p 234p 345p 123s 77s,
+    # 7s makes 11p 123p 345p 123s 777s; nothing else completes it.
+    assert "as read it waits on 1p 4p 7s" in data["error"]
     assert err.count("\n") == 1 and "Traceback" not in err
 
 

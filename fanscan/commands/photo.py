@@ -20,9 +20,16 @@ from typing import TYPE_CHECKING
 
 from fanscan import exit_status
 from fanscan.commands import score as score_command
-from fanscan.confirm import LOW_CONFIDENCE, Prompter, ask_context, confirm_hand, describe_proposal
+from fanscan.confirm import (
+    LOW_CONFIDENCE,
+    Prompter,
+    ask_context,
+    confirm_hand,
+    describe_proposal,
+    hand_one_tile_short,
+)
 from fanscan.labels.save import save_confirmed_photo
-from fanscan.scoring import Hand, WinContext, parse_hand, score
+from fanscan.scoring import Hand, WinContext, parse_hand, score, waits
 from fanscan.scoring.errors import FanscanError
 from fanscan.vision.proposal import EMPTY, HandProposal
 
@@ -143,6 +150,10 @@ def accepted_hand(proposal: HandProposal, args: argparse.Namespace, can_correct:
         raise FanscanError(f"{proposal.image}: needs review: {review_reason(proposal)}")
     if proposal.status != "complete":
         why = f"; {proposal.problem_text}" if proposal.problem_text else ""
+        short = hand_one_tile_short(proposal)
+        if short is not None:
+            found = waits(short)
+            why += f"; as read it waits on {' '.join(found)}" if found else "; as read no tile completes it"
         hint = "; run without --yes to correct it" if can_correct else ""
         raise FanscanError(f"{proposal.image}: the photo does not read as a complete hand "
                            f"({proposal.hand.strip()}{why}){hint}")
