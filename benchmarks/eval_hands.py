@@ -6,7 +6,9 @@
 Each photo goes through the product path, `vision.pipeline.Pipeline.propose` (load, detect, crop, classify, group
 with the rules), and counts as exact when the proposal's tile multiset (faces and flowers, no backs) equals the
 labelled one; `exact_classifier` counts the same for the classifier's own best reading of every tile (no rule
-override), `hands_with_override` the proposals in which the rules overruled the classifier. The labels of a photo
+override), `hands_with_override` the proposals in which the rules overruled the classifier, and
+`hands_needing_review` those that `photo --yes` and `batch` refuse without --accept-overrides (`needs_review`: the
+rules overruled the classifier, or suggest a reading that would make the hand complete). The labels of a photo
 that does not show a complete hand (13 tiles, or 14 that make no hand) are still what the photo shows, so the rules
 must not "correct" those. Also reports the median time of each stage.
 """
@@ -49,7 +51,8 @@ def evaluate(data: Path, pipeline, prefix: str = "hand_", progress: bool = True)
         extra = list((Counter(got) - Counter(expected)).elements())
         photos.append({
             "image": item.image_path.name, "exact": exact, "exact_classifier": exact_classifier,
-            "rule_overrides": proposal.rule_overrides, "status": proposal.status, "hand": proposal.hand,
+            "rule_overrides": proposal.rule_overrides, "needs_review": proposal.needs_review,
+            "status": proposal.status, "hand": proposal.hand,
             "expected": expected, "missing": missing, "extra": extra, "warnings": proposal.warnings,
             "timings_ms": proposal.timings_ms,
         })
@@ -68,6 +71,8 @@ def evaluate(data: Path, pipeline, prefix: str = "hand_", progress: bool = True)
         # The classifier's own best reading of every tile (no rule override), and the proposals the rules changed.
         "exact_classifier": sum(p["exact_classifier"] for p in photos),
         "hands_with_override": sum(bool(p["rule_overrides"]) for p in photos),
+        # What the batch marks needs_review: the overrides above and the rules' suggestions.
+        "hands_needing_review": sum(p["needs_review"] for p in photos),
         "median_ms": {stage: round(statistics.median(v), 2) for stage, v in timings.items()},
         "seconds": round(time.perf_counter() - started, 1),
         "per_photo": photos,

@@ -83,8 +83,9 @@ def samples_sentence() -> str:
     wrong = [p["image"].removesuffix(".jpg") for p in samples["per_photo"] if not p["exact"]]
     return (f"{samples['exact']} of {samples['photos']} with the shipped models"
             + (f" (wrong: {', '.join(wrong)})" if wrong else "")
-            + f"; {samples['hands_with_override']} of them are complete only by a rule override, so `--yes` asks "
-              "for review")
+            + f"; {samples['hands_needing_review']} of them are complete only by a rule override (the rules overrule "
+              "the classifier, or suggest a reading that would complete the hand), so `--yes` and `batch` ask for "
+              "review")
 
 
 def rules_margin() -> str:

@@ -13,7 +13,7 @@ import sys
 # numpy is first imported (nothing above imports it); a setting of the user's own wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from fanscan import __version__
+from fanscan import __version__, exit_status
 from fanscan.scoring.errors import FanscanError
 from fanscan.usage_errors import one_line_errors
 
@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fanscan",
         description="Score a finished mahjong hand (from a hand string or a photo), every fan explained.",
+        epilog=exit_status.EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"fanscan {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -67,12 +68,12 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.run(args) or 0)
     except FanscanError as error:
         print(f"fanscan: error: {error}", file=sys.stderr)
-        return 2
+        return exit_status.ERROR
     except KeyboardInterrupt:
         print("fanscan: interrupted", file=sys.stderr)
-        return 130
+        return exit_status.INTERRUPTED
     except BrokenPipeError:
-        return 0
+        return exit_status.SCORED
 
 
 if __name__ == "__main__":

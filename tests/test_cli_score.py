@@ -196,3 +196,76 @@ def test_excluded_fans_show_their_count(capsys) -> None:
     # four pungs of terminals, each dropped by All Terminals and Honors: one line "x4", worth 4 in all
     _, out, _ = run(["score", "111m999m111p999pEE|EE1000"], capsys)
     assert "Pung of Terminals x4 (4)  - implied by All Terminals and Honors" in out
+
+
+# ---- issue 20: exit statuses, python -m fanscan, rules layout, waits --rules, train's figures ------------------
+
+# 123p 345p 123s 777s 11p on a discard: Concealed Hand 2, Mixed Double Chow 1, One Voided Suit 1, No Honors 1 = 5
+# fan, below MCR's 8 (worked out by hand from the Green Book values); Big Four Winds is 88.
+BELOW_MINIMUM_HAND = "11123345p12377s7s"
+VALID_HAND = "[EEE,2][SSSS,1]WWWNN55pN|EE1000"
+
+
+def test_a_hand_below_the_minimum_exits_3_and_a_valid_one_0(capsys) -> None:
+    code, out, _ = run(["score", BELOW_MINIMUM_HAND], capsys)
+    assert code == 3 and "Total  5 fan - BELOW the 8-fan minimum" in out
+    assert run(["score", BELOW_MINIMUM_HAND, "--json"], capsys)[0] == 3
+    assert run(["score", VALID_HAND], capsys)[0] == 0
+    # Hong Kong has no minimum: the same hand is a valid win there.
+    assert run(["score", BELOW_MINIMUM_HAND, "--rules", "hk"], capsys)[0] == 0
+    assert run(["score", "1m"], capsys)[0] == 2  # nothing scored
+
+
+def test_a_file_of_hands_exits_by_rows_scored_and_says_the_minimum_per_row(capsys, tmp_path) -> None:
+    hands = tmp_path / "hands.txt"
+    hands.write_text(f"{BELOW_MINIMUM_HAND}\n{VALID_HAND}\n")
+    code, out, _ = run(["score", str(hands)], capsys)
+    assert code == 0 and [json.loads(line)["meets_minimum"] for line in out.splitlines()] == [False, True]
+    hands.write_text(f"{VALID_HAND}\nnot a hand\n")
+    assert run(["score", str(hands)], capsys)[0] == 1
+
+
+@pytest.mark.parametrize("argv", [[], ["score"], ["photo"], ["batch"]])
+def test_help_says_what_each_exit_status_means(argv, capsys) -> None:
+    with pytest.raises(SystemExit):
+        main([*argv, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "exit status: 0 = done" in text and "3 = the one hand given (score HAND, photo) was scored but is below" \
+        in text and "2 = usage error" in text
+
+
+def test_python_dash_m_fanscan_runs_the_command(tmp_path) -> None:
+    done = subprocess.run([sys.executable, "-m", "fanscan", "score", BELOW_MINIMUM_HAND, "--json"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 3 and json.loads(done.stdout)["total"] == 5
+
+
+def test_rules_lists_mcr_first_within_100_columns(capsys) -> None:
+    from fanscan.columns import width
+
+    code, out, _ = run(["rules", "-v"], capsys)
+    assert code == 0
+    heads = [line.split(":")[0] for line in out.splitlines() if line and not line.startswith(" ")]
+    assert [h.split()[0] for h in heads] == ["mcr", "hk"]
+    assert max(width(line) for line in out.splitlines()) <= 100
+    # Wrapped, nothing lost: every item replaced is still listed (Big Four Winds replaces five).
+    assert "little_four_winds" in out.split("big_three_dragons")[0]
+    assert "Similar Sequences)" in out  # the longest Hong Kong name, on a line of its own
+
+
+def test_waits_under_hk_says_it_is_mcr_only(capsys) -> None:
+    code, out, err = run(["waits", "11123345p12377s", "--rules", "hk"], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "MCR only" in err
+    assert run(["waits", "11123345p12377s", "--rules", "mcr"], capsys)[0] == 0
+
+
+def test_train_prints_rounded_figures(capsys, monkeypatch, tmp_path) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import fanscan.training.finetune_classifier as finetune_module
+
+    card = {"held_out_top1": {"shipped": 0.9888888888888889, "fine_tuned": 1.0}, "held_out_crops": 90,
+            "model": str(tmp_path / "tile_classifier.onnx")}
+    monkeypatch.setattr(finetune_module, "finetune", lambda *args, **kwargs: card)
+    code, out, _ = run(["train", "classifier", "--data", str(tmp_path)], capsys)
+    assert code == 0 and "shipped 0.9889, fine-tuned 1.0000" in out and "0.98888" not in out

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-# What a wheel is built from: the project file, the README it names, and the folders mapped into `fanscan.*`.
-BUILD_INPUTS = ("pyproject.toml", "README.md", "fanscan", "scoring", "vision", "models", "training")
+import pytest
+from wheel_build import build_wheel, installed_path, source_files
 
 
 def test_importing_the_cli_and_every_command_loads_no_training_code_and_no_torch() -> None:
@@ -33,24 +30,32 @@ def test_importing_the_cli_and_every_command_loads_no_training_code_and_no_torch
     assert training == [] and torch == []
 
 
-def test_a_wheel_claims_only_the_fanscan_top_level_name(tmp_path: Path) -> None:
-    source = tmp_path / "src"
-    for name in BUILD_INPUTS:
-        if (ROOT / name).is_dir():
-            shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-        else:
-            source.mkdir(exist_ok=True)
-            shutil.copy2(ROOT / name, source / name)
-    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"), str(source)]
-    if importlib.util.find_spec("setuptools") is not None:
-        command.insert(4, "--no-build-isolation")  # offline and fast; pip fetches setuptools itself otherwise
-    subprocess.run(command, check=True, capture_output=True, timeout=300)
-    (wheel,) = (tmp_path / "dist").glob("fanscan-*.whl")
-    with zipfile.ZipFile(wheel) as archive:
-        names = archive.namelist()
-    top_level = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
+@pytest.fixture(scope="module")
+def wheel_names(tmp_path_factory) -> list[str]:
+    """The file names in a wheel built from a clean copy of the sources."""
+    with zipfile.ZipFile(build_wheel(tmp_path_factory.mktemp("wheel"))) as archive:
+        return archive.namelist()
+
+
+def test_a_wheel_claims_only_the_fanscan_top_level_name(wheel_names) -> None:
+    top_level = {name.split("/")[0] for name in wheel_names if not name.split("/")[0].endswith(".dist-info")}
     assert top_level == {"fanscan"}
     # The design card's folders are there, under the one name, with the shipped models as package data.
     for module in ("fanscan/scoring/__init__.py", "fanscan/vision/pipeline.py", "fanscan/models/tile_detector.onnx",
-                   "fanscan/models/tile_classifier.onnx", "fanscan/training/__init__.py", "fanscan/cli.py"):
-        assert module in names
+                   "fanscan/models/tile_classifier.onnx", "fanscan/training/__init__.py", "fanscan/cli.py",
+                   "fanscan/calibration/fit.py", "fanscan/__main__.py"):
+        assert module in wheel_names
+
+
+def test_the_wheel_holds_every_file_of_the_source_tree(wheel_names) -> None:
+    # Every module and data file of the package folders, at its place under `fanscan/` (a package listed by hand
+    # once went missing: `fanscan calibrate` then died with ModuleNotFoundError in an installed copy), and nothing
+    # that is not in the sources.
+    expected = {installed_path(source) for source in source_files()}
+    installed = {name for name in wheel_names if not name.split("/")[0].endswith(".dist-info")}
+    assert sorted(expected - installed) == []
+    assert sorted(installed - expected) == []
+    # Every folder of Python modules is a package the wheel holds (a folder without `__init__.py` would be left out
+    # by discovery, and by the comparison above only if it also held no data file).
+    module_folders = {str(Path(s).parent) for s in source_files() if s.endswith(".py")}
+    assert sorted(f for f in module_folders if f"{f}/__init__.py" not in source_files()) == []

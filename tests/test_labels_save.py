@@ -51,7 +51,7 @@ def test_a_typed_hand_with_other_tiles_is_not_saved(tmp_path, capsys):
 
 
 def test_photo_yes_save_labels_writes_the_proposals_tiles(tmp_path, capsys):
-    assert main(["photo", str(SAMPLE), "--json"]) == 0
+    assert main(["photo", str(SAMPLE), "--json"]) == 3  # scored; below the 8-fan minimum without a context
     proposal = json.loads(capsys.readouterr().out)["proposal"]
     width, height = proposal["image_size"]
     assert main(["photo", str(SAMPLE), "--yes", "--self-drawn", "--save-labels", str(tmp_path / "ds")]) == 0

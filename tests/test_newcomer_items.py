@@ -53,16 +53,16 @@ def test_photo_json_of_a_photo_without_tiles_is_one_json_object(capsys, tmp_path
 
 
 @pytest.mark.usefixtures("labels_as_models")
-def test_after_an_impossible_context_enter_takes_the_last_valid_defaults(capsys, monkeypatch):
+def test_after_an_impossible_context_enter_takes_none(capsys, monkeypatch):
     # accept, winning tile as proposed, self-drawn yes, seat E, prevalent E, no flowers, 'k' (a kong replacement,
-    # but hand_004 has no kong: refused); then Enter to every question: the defaults must be the valid ones
-    # (not self-drawn, nothing else), not the rejected answer - else Enter repeats the error until it gives up.
-    answers = "\n\ny\nE\nE\n-\nk\n" + "\n" * 8
+    # but hand_004 has no kong: refused); then Enter: the question asked again offers '-', which always holds (the
+    # rejected 'k' as its default would make Enter repeat the error), and the earlier answers stand.
+    answers = "\n\ny\nE\nE\n-\nk\n\n"
     code, out, _ = run_cli(["photo", sample("hand_004")], capsys, answers, monkeypatch)
     assert code == 0, out
-    assert "please answer again" in out
-    assert "Self-drawn? (y/n) [n]" in out.split("please answer again")[1]
-    assert "Total" in out
+    again = out.split("answer again (the other answers stand)")[1]
+    assert "Anything else?" in again and again.split("Anything else?")[1].split(":")[0].endswith("[-]")
+    assert "Self-drawn?" not in again and "Win    F self-drawn" in out
 
 
 # ---- "run without --yes to correct it" only where one can -------------------------------------------------------

@@ -93,7 +93,7 @@ def test_photo_is_the_same_json_as_photo_json(client, capsys):
     reply = client.post("/api/photo", files=upload(path))
     assert reply.status_code == 200
     status, expected = cli_json(["photo", str(path), "--json"], capsys)
-    assert status == 0
+    assert status == 3  # scored: 999m678p789sEWWWE on a discard is below the 8-fan minimum
     assert without_timings(reply.json()) == without_timings(expected)
     assert reply.json()["image"] == reply.json()["proposal"]["image"] == "hand_001.jpg"  # not the temporary copy
 

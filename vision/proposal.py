@@ -156,19 +156,21 @@ class HandProposal:
         return (bool(self.rule_overrides) or self.rules_suggestion is not None) and self.status != EMPTY
 
     def override_summary(self) -> str:
-        """The overruled tiles in words, those the proposal reads otherwise than the classifier's best and then those
-        the rules' suggestion would: 'tile 5 read as 7p (the classifier preferred 6p 0.71)', joined by '; '."""
-        overruled = []  # (tile number, read as, the classifier's own reading, its probability)
+        """The tiles the rules overrule, in words, each as the proposal shows it: first those the proposal reads
+        otherwise than the classifier's best ('tile 5 read as 7p (the classifier preferred 6p 0.71)'), then those
+        the rules' suggestion would change, which the proposal still reads as the classifier does ('tile 1 read as
+        1m 0.96 (the rules suggest 2m)'); joined by '; '."""
+        parts = []
         for tile in self.tiles:
             if tile.number in self.rule_overrides:
-                preferred = max(tile.alternatives, key=lambda a: a[1], default=(tile.tile, tile.confidence))
-                overruled.append((tile.number, tile.tile, *preferred))
+                preferred, p = max(tile.alternatives, key=lambda a: a[1], default=(tile.tile, tile.confidence))
+                parts.append(f"tile {tile.number} read as {tile.tile} (the classifier preferred {preferred} "
+                             f"{_prob(p)})")
         if self.rules_suggestion is not None:
             by_number = {tile.number: tile for tile in self.tiles}
-            overruled.extend((number, theirs, ours, by_number[number].confidence)
-                             for number, ours, theirs in self.rules_suggestion.changes)
-        return "; ".join(f"tile {number} read as {read} (the classifier preferred {preferred} {_prob(p)})"
-                         for number, read, preferred, p in overruled)
+            parts.extend(f"tile {number} read as {ours} {_prob(by_number[number].confidence)} (the rules suggest "
+                         f"{theirs})" for number, ours, theirs in self.rules_suggestion.changes)
+        return "; ".join(parts)
 
     @property
     def rules_suggestion_fixes(self) -> dict[int, str]:

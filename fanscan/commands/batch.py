@@ -9,7 +9,8 @@ A file that is not a readable photo, or a photo that does not show a complete ha
 on. Rows are written (and flushed) as each photo is done, so an interrupted run loses nothing and the next run
 carries on; the table is checked and repaired before a resume, and refused if it is not a fanscan table, if another
 batch is writing it, or if it was made with other settings (unless --restart).
-Exit status: 0 when every row in the table scored, 1 when some rows are errors (also after a resume).
+Exit status: 0 when every row in the table scored, 1 when some rows are errors (also after a resume); a hand below
+the minimum is a scored row (its meets_minimum column says so).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from fanscan import exit_status
 from fanscan.batch_files import BatchFile, FolderListing, list_files
 from fanscan.batch_lock import TableLock
 from fanscan.batch_progress import Progress
@@ -36,6 +38,7 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "batch", help="score every photo in a folder into a table (CSV or JSON Lines), here or on a Dask cluster",
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=exit_status.EPILOG,
     )
     parser.add_argument("folder", help="folder of photos (JPEG, PNG, WebP; any other file gets an error row)")
     parser.add_argument("--out", help="table to write: .csv or .jsonl (default: JSON Lines on stdout); "
@@ -158,4 +161,4 @@ def report(listing: FolderListing, contents: TableContents, progress: Progress, 
     table_errors = contents.errors if out is not None else errors
     progress.summary("; ".join(parts), {"files": len(listed), "scored": len(listed) - errors, "errors": errors,
                                         "done_now": progress.done, "table_errors": table_errors})
-    return 1 if table_errors else 0
+    return exit_status.SOME_FAILED if table_errors else exit_status.SCORED

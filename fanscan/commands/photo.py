@@ -18,19 +18,23 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from fanscan import exit_status
 from fanscan.commands import score as score_command
-from fanscan.confirm import LOW_CONFIDENCE, Prompter, ask_context, confirm_hand, describe_proposal
+from fanscan.confirm import (
+    LOW_CONFIDENCE,
+    Prompter,
+    ask_context,
+    confirm_hand,
+    describe_proposal,
+    hand_one_tile_short,
+)
 from fanscan.labels.save import save_confirmed_photo
-from fanscan.scoring import Hand, WinContext, parse_hand, score
+from fanscan.scoring import Hand, WinContext, parse_hand, score, waits
 from fanscan.scoring.errors import FanscanError
 from fanscan.vision.proposal import EMPTY, HandProposal
 
 if TYPE_CHECKING:  # the loader imports OpenCV: only commands that read photos pay for it
     from fanscan.vision.load import LoadedImage
-
-# How often an impossible context may be re-asked before giving up (a script feeding bad answers must end).
-MAX_CONTEXT_TRIES = 3
-
 
 def add_context_arguments(parser: argparse.ArgumentParser) -> None:
     """The win-context flags of `fanscan score`, plus the winning tile (a photo may not show which it was)."""
@@ -66,6 +70,7 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "photo", help="score a finished hand from a photo (propose, confirm, score)",
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=exit_status.EPILOG,
     )
     parser.add_argument("image", help="photo of the hand: JPEG, PNG or WebP")
     parser.add_argument("-y", "--yes", action="store_true", help="accept the proposal; context from flags")
@@ -123,14 +128,32 @@ def settled(proposal: HandProposal, args: argparse.Namespace) -> HandProposal:
     return proposal.take_rules_suggestion() if args.accept_overrides else proposal
 
 
+def review_reason(proposal: HandProposal) -> str:
+    """Why a proposal that `needs_review` is not scored without a person, in words: what the hand is as read, what
+    the rules make of it, and what --accept-overrides would score (the rules' reading, not the classifier's)."""
+    suggestion = proposal.rules_suggestion
+    if suggestion is None:  # the proposal itself reads some tile otherwise than the classifier's best
+        return (f"the hand ({proposal.hand.strip()}) is complete only as the rules read it: "
+                f"{proposal.override_summary()}; check those tiles in the photo, or pass --accept-overrides to "
+                "score it as read")
+    why = f": {proposal.problem_text}" if proposal.problem_text else ""
+    odds = f"1/{1 / max(suggestion.relative_probability, 1e-6):.0f}"
+    return (f"as read, the hand ({proposal.hand.strip()}) is not complete{why}; {proposal.override_summary()}: "
+            f"the rules' suggestion ({odds} as probable as the reading) makes {suggestion.hand.strip()}, which "
+            "may not be the hand on the table; check the photo, or pass --accept-overrides to score the suggestion")
+
+
 def accepted_hand(proposal: HandProposal, args: argparse.Namespace, can_correct: bool = False) -> Hand:
     """The hand of a `settled` proposal as it stands (for --yes / --json / batch); an incomplete reading is an
     error, which suggests the interactive run only where one is possible (`can_correct`: the text output of --yes)."""
     if proposal.needs_review and not args.accept_overrides:
-        raise FanscanError(f"{proposal.image}: needs review: complete only by a rule override: "
-                           f"{proposal.override_summary()}; check it, or pass --accept-overrides")
+        raise FanscanError(f"{proposal.image}: needs review: {review_reason(proposal)}")
     if proposal.status != "complete":
         why = f"; {proposal.problem_text}" if proposal.problem_text else ""
+        short = hand_one_tile_short(proposal)
+        if short is not None:
+            found = waits(short)
+            why += f"; as read it waits on {' '.join(found)}" if found else "; as read no tile completes it"
         hint = "; run without --yes to correct it" if can_correct else ""
         raise FanscanError(f"{proposal.image}: the photo does not read as a complete hand "
                            f"({proposal.hand.strip()}{why}){hint}")
@@ -155,28 +178,24 @@ def run(args: argparse.Namespace) -> int:
                        variant=args.variant)
         save_confirmed_photo(args.save_labels, args.image, proposal)
         print(score_command.render(result, args.tiles))
-        return 0
+        return score_command.status_of(result)
     prompter = Prompter()
-    hand, proposal = confirm_hand(proposal, prompter)
-    save_confirmed_photo(args.save_labels, args.image, proposal, hand)
+    confirmed = confirm_hand(proposal, prompter)
+    hand, proposal = confirmed.hand, confirmed.proposal
+    # A typed hand's tiles may not be the photo's; a hand the user accepted (or added the unseen tile to) is.
+    save_confirmed_photo(args.save_labels, args.image, proposal, hand if confirmed.typed else None)
     if hand.context is not None:  # the typed hand string said it all
         result = score(hand, None, rules=args.rules, variant=args.variant)
     else:
-        defaults = context_from_args(args, proposal.flowers)
-        for attempt in range(1, MAX_CONTEXT_TRIES + 1):
-            hand, context = ask_context(hand, defaults, prompter, ask_winning_tile=attempt == 1,
-                                        rules=args.rules)
-            try:
-                result = score(hand, context, rules=args.rules, variant=args.variant)
-                break
-            except FanscanError as error:
-                if attempt == MAX_CONTEXT_TRIES:
-                    raise
-                # the defaults stay the last valid ones: offering the rejected answer would make Enter repeat it
-                prompter.say(f"  {error}: please answer again")
+        def scores(hand: Hand, context: WinContext) -> None:  # the rule set's own checks, as the score runs them
+            score(hand, context, rules=args.rules, variant=args.variant)
+
+        hand, context = ask_context(hand, context_from_args(args, proposal.flowers), prompter, rules=args.rules,
+                                    check=scores)
+        result = score(hand, context, rules=args.rules, variant=args.variant)
     prompter.say()
     print(score_command.render(result, args.tiles))
-    return 0
+    return score_command.status_of(result)
 
 
 def photo_json(image: str, args: argparse.Namespace, name: str | None = None) -> dict:
@@ -205,5 +224,5 @@ def _run_json(args: argparse.Namespace) -> int:
     print(json.dumps(out, ensure_ascii=False))
     if not out["ok"]:
         print(f"fanscan: error: {out['error']}", file=sys.stderr)
-        return 2
-    return 0
+        return exit_status.ERROR
+    return exit_status.SCORED if out["score"]["meets_minimum"] else exit_status.BELOW_MINIMUM

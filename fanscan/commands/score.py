@@ -12,7 +12,7 @@ import sys
 from dataclasses import replace
 from typing import Any, TextIO
 
-from fanscan import scoring
+from fanscan import exit_status, scoring
 from fanscan.columns import pad, width
 from fanscan.scoring.errors import FanscanError
 from fanscan.scoring.hand import Hand, WinContext, check_context_fields
@@ -28,12 +28,12 @@ on a discard / replacement tile on a self-draw), then |flowers (letters a-h or a
 
 HAND may also be "-" (standard input) or a file path: one hand string per line (blank lines and lines starting
 with # are skipped); each line prints one JSON object (JSON Lines), {"ok": false, "error": ...} for a bad line,
-and the rest is still scored. The exit status is 0 when every line scored, 1 when any line failed, 2 for a
-usage error (a single bad hand, an unreadable file).
+and the rest is still scored.
 
 Context flags add to the string's | part; a flag that contradicts it (e.g. --discard on a self-drawn string,
 another seat wind) is an error, as is an impossible combination (robbing the kong on a self-draw, ...).
-"""
+
+""" + exit_status.EPILOG
 
 
 def add_context_arguments(parser: argparse.ArgumentParser) -> None:
@@ -251,7 +251,7 @@ def _batch(stream: TextIO, args: argparse.Namespace, out: TextIO) -> int:
             record = {"ok": False, "error": str(error)}
         record = {"line": n, "input": text, **record}
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    return 1 if failed else 0
+    return exit_status.SOME_FAILED if failed else exit_status.SCORED
 
 
 # A file of hand strings is text: a NUL byte in its first block means a binary file (a photo, an archive...).
@@ -299,4 +299,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
     else:
         print(render(result, args.tiles))
-    return 0
+    return status_of(result)
+
+
+def status_of(result: scoring.Score) -> int:
+    """The exit status of one scored hand: 0, or 3 when it is below the rule set's minimum (no valid win)."""
+    return exit_status.SCORED if result.meets_minimum else exit_status.BELOW_MINIMUM

@@ -39,6 +39,11 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
+def share(value: float | None) -> str:
+    """A measured share as printed: four decimals (0.9888888888888889 -> 0.9889); the card keeps every digit."""
+    return "n/a" if value is None else f"{value:.4f}"
+
+
 def run(args: argparse.Namespace) -> int:
     missing = [name for name in ("torch", "onnx") if importlib.util.find_spec(name) is None]
     if missing:
@@ -68,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
         card = finetune(data, out, steps, models.model_path(models.CLASSIFIER), held_out_fraction=args.held_out,
                         log=log)
         held = card["held_out_top1"]
-        print(f"held-out top-1 ({card['held_out_crops']} crops): shipped {held['shipped']}, fine-tuned "
-              f"{held['fine_tuned']}; model {card['model']}, card {out / 'tile_classifier.md'}")
+        print(f"held-out top-1 ({card['held_out_crops']} crops): shipped {share(held['shipped'])}, fine-tuned "
+              f"{share(held['fine_tuned'])}; model {card['model']}, card {out / 'tile_classifier.md'}")
         return 0
     from fanscan.training.finetune_detector import finetune as finetune_detector
 
@@ -77,8 +82,8 @@ def run(args: argparse.Namespace) -> int:
                              log=log)
     before, after = card["held_out"]["shipped"], card["held_out"]["fine_tuned"]
     if before and after:
-        print(f"held-out recall / precision ({card['held_out_boxes']} boxes): shipped {before['recall']:.4f} / "
-              f"{before['precision']:.4f}, fine-tuned {after['recall']:.4f} / {after['precision']:.4f}; "
+        print(f"held-out recall / precision ({card['held_out_boxes']} boxes): shipped {share(before['recall'])} / "
+              f"{share(before['precision'])}, fine-tuned {share(after['recall'])} / {share(after['precision'])}; "
               f"model {card['model']}, card {out / 'tile_detector.md'}")
     else:
         print(f"no held-out photos (one source); model {card['model']}, card {out / 'tile_detector.md'}")

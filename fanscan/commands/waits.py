@@ -21,11 +21,17 @@ def add_parser(subparsers) -> None:
     p.add_argument("--json", action="store_true", help='print {"ok": true, "waits": [...]}')
     p.add_argument("--formal", action="store_true", help="also list tiles the hand already holds four of")
     p.add_argument("--tiles", choices=("ascii", "unicode"), default="ascii", help="tile display (default ascii)")
+    p.add_argument("--rules", choices=("mcr", "hk"), default="mcr", type=str.lower,
+                   help="rule set (default mcr; waits are computed for MCR only, whose winning shapes differ from "
+                        "Hong Kong's)")
     one_line_errors(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.rules != "mcr":
+        raise FanscanError("waits are computed for MCR only: the Hong Kong rules here score a finished hand "
+                           "(fanscan score HAND --rules hk), they do not list waits")
     hand = scoring.parse_hand(args.hand)
     if hand.winning_tile is not None:
         raise FanscanError("waits needs a 13-tile hand (plus one per kong); this one already has 14 - "
