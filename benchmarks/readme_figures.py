@@ -87,7 +87,7 @@ def render(text: str, where: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only compare: exit 1 when a block is out of date")
-    parser.add_argument("files", nargs="*", type=Path, help="markdown files (default: README, model cards, docs/**/*.md)")
+    parser.add_argument("files", nargs="*", type=Path, help="markdown files (default: README, cards, docs/**/*.md)")
     args = parser.parse_args(argv)
     stale = []
     for path in args.files or figure_files():

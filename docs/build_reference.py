@@ -87,31 +87,37 @@ def hk_page() -> str:
     return "\n".join(lines) + "\n"
 
 
-def pages() -> dict[Path, str]:
-    """Every generated page and its text."""
-    generated = {DOCS / "scoring" / "mcr-fans.md": GENERATED.format(source="fanscan rules --json") + mcr_page(),
-                 DOCS / "scoring" / "hk-items.md": GENERATED.format(source="fanscan rules --json") + hk_page()}
+def pages() -> dict[str, str]:
+    """Every generated page (its path below docs/) and its text."""
+    generated = {"scoring/mcr-fans.md": GENERATED.format(source="fanscan rules --json") + mcr_page(),
+                 "scoring/hk-items.md": GENERATED.format(source="fanscan rules --json") + hk_page()}
     for source, page in COPIES.items():
-        generated[DOCS / page] = GENERATED.format(source=source) + (ROOT / source).read_text(encoding="utf-8")
+        generated[page] = GENERATED.format(source=source) + (ROOT / source).read_text(encoding="utf-8")
     return generated
+
+
+def stale_pages(docs: Path = DOCS) -> list[str]:
+    """The generated pages below `docs` that are missing or differ from what the engine and the originals say."""
+    return [page for page, text in pages().items()
+            if not (docs / page).is_file() or (docs / page).read_text(encoding="utf-8") != text]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only compare: exit 1 when a generated page is stale")
+    parser.add_argument("--dir", type=Path, default=DOCS, help=argparse.SUPPRESS)  # the tests check a copy
     args = parser.parse_args(argv)
-    stale = [path for path, text in pages().items()
-             if not path.is_file() or path.read_text(encoding="utf-8") != text]
+    stale = stale_pages(args.dir)
     if args.check:
         if stale:
-            names = ", ".join(str(path.relative_to(ROOT)) for path in stale)
-            print(f"generated pages out of date: {names}; run python docs/build_reference.py", file=sys.stderr)
+            print(f"generated pages out of date: {', '.join(stale)}; run python docs/build_reference.py",
+                  file=sys.stderr)
         return 1 if stale else 0
-    for path, text in pages().items():
-        if path in stale:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            print(f"wrote {path.relative_to(ROOT)}")
+    for page, text in pages().items():
+        if page in stale:
+            (args.dir / page).parent.mkdir(parents=True, exist_ok=True)
+            (args.dir / page).write_text(text, encoding="utf-8")
+            print(f"wrote docs/{page}")
     return 0
 
 

@@ -42,10 +42,9 @@ def shipped_reading(photo: str) -> dict[str, Any]:
 
 
 def shipped_total(hand: str, context: dict[str, Any]) -> int:
-    from fanscan import scoring
-    from fanscan.scoring import WinContext
+    from fanscan.scoring import WinContext, score
 
-    return scoring.score(hand, WinContext(**context)).total
+    return score(hand, WinContext(**context)).total
 
 
 def expected(name: str) -> dict[str, Any]:
