@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from fanscan.scoring import RULE_SETS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,8 +77,9 @@ def test_the_readme_test_command_is_what_ci_runs():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     commands = ci[ci.index('cd "$(dirname "$0")/.."') + 1:]
     commands = [line for line in commands if line.strip() and not line.startswith("#")]
-    blocks = re.findall(r"```bash\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
-    assert any(block.splitlines() == commands for block in blocks), commands
+    for page in (README, DOCS / "development" / "index.md"):
+        blocks = re.findall(r"```bash\n(.*?)```", page.read_text(encoding="utf-8"), re.DOTALL)
+        assert any(block.splitlines() == commands for block in blocks), (page.name, commands)
     assert any("apt-get update" in line for line in commands)
 
 
