@@ -83,8 +83,11 @@ def samples_sentence() -> str:
     wrong = [p["image"].removesuffix(".jpg") for p in samples["per_photo"] if not p["exact"]]
     return (f"{samples['exact']} of {samples['photos']} with the shipped models"
             + (f" (wrong: {', '.join(wrong)})" if wrong else "")
-            + f"; {samples['hands_with_override']} of them are complete only by a rule override, so `--yes` asks "
-              "for review")
+            # `hands_with_override` counts proposals the rules overruled, not the photos that need review (those
+            # complete only by the rules' suggestion), which is what `batch` reports: say which it is.
+            + f"; in {samples['hands_with_override']} of them the rules overruled the classifier's reading (they only "
+              "suggest one: a photo complete only by their suggestion needs review, and `--yes` and `batch` stop "
+              "there)")
 
 
 def rules_margin() -> str:

@@ -131,3 +131,13 @@ def test_a_figure_edited_by_hand_fails_the_check(tmp_path):
     assert checked.returncode == 1 and "out of date" in checked.stderr
     assert run(str(edited)).returncode == 0  # rewriting puts the measured figure back
     assert edited.read_text(encoding="utf-8") == readme
+
+
+def test_the_samples_sentence_says_what_its_override_count_counts():
+    # `hands_with_override` counts proposals the rules overruled; the sentence used to call it the photos complete
+    # only by a rule override, which the batch's needs-review rows contradicted (issue 20, item 12).
+    samples = result("hands_samples")
+    text = page("getting-started.md")
+    block = re.search(r"<!-- figures:samples -->(.*?)<!-- /figures -->", text, re.DOTALL).group(1)
+    assert f"in {samples['hands_with_override']} of them the rules overruled the classifier's reading" in block
+    assert "are complete only by a rule override" not in block
