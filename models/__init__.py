@@ -1,5 +1,10 @@
 """The shipped ONNX models and their cards: package data of `fanscan.models`, found through `importlib.resources`.
 
+Installs as `fanscan.models`, not as a top-level `models`: the design's top-level folders (`scoring/`, `vision/`,
+`models/`, `training/`) are sub-packages of the one import name `fanscan` (pyproject.toml,
+`[tool.setuptools.package-dir]`), so that no generic `models` lands in site-packages. Import it as
+`fanscan.models` (an editor or a grep for `fanscan.models` finds this folder).
+
 A regular (non-editable) install carries the model files here; nothing is downloaded at run time.
 """
 

@@ -1,5 +1,10 @@
 """The scoring engine: tiles and notation, hand model, decompositions, waits, MCR and HK rule sets. No images.
 
+Installs as `fanscan.scoring`, not as a top-level `scoring`: the design's top-level folders (`scoring/`, `vision/`,
+`models/`, `training/`) are sub-packages of the one import name `fanscan` (pyproject.toml,
+`[tool.setuptools.package-dir]`), so that no generic `scoring` lands in site-packages. Import it as
+`fanscan.scoring` (an editor or a grep for `fanscan.scoring` finds this folder).
+
 Public API (see ENGINE.md):
     parse_hand(text) -> Hand              format_hand(hand) -> str
     canonical_hand(hand) -> Hand          the same hand written one way (melds and standing tiles sorted)
