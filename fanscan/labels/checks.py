@@ -179,8 +179,15 @@ def _drop_duplicates(kept: list[tuple[int, Box]], name: str, report: Report) -> 
     grid = _BoundsGrid([box for _, box in kept])
     for number, box in order:
         twin, iou = None, 0.0
+        area = box.width * box.height
         for index in grid.meeting(box):  # in the order they were chosen: the first twin, as pairwise would find
-            iou = overlap(box, chosen[index][1])
+            other = chosen[index][1]
+            larger = max(area, other.width * other.height)
+            # IoU is at most the smaller area over the larger (the intersection is at most the one, the union at
+            # least the other); the margin covers the float32 polygon intersection of turned boxes.
+            if larger <= 0 or min(area, other.width * other.height) / larger < DUPLICATE_IOU * 0.99:
+                continue
+            iou = overlap(box, other)
             if iou >= DUPLICATE_IOU:
                 twin = chosen[index]
                 break
