@@ -106,3 +106,15 @@ def test_a_killed_runs_partial_folder_is_removed_by_the_next_run(tmp_path):
     assert (out / "x").read_text() == "x"
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         ["dataset", running.name, other_host.name, recent_legacy.name, unrelated.name])
+
+
+def test_a_calibration_profile_takes_the_umask(tmp_path, umask):
+    from test_calibrate import small_yolo
+
+    from fanscan.cli import main
+
+    out = tmp_path / "mine.npz"
+    assert main(["calibrate", str(small_yolo(tmp_path, photos=1)), "--out", str(out), "--views", "0",
+                 "--no-loo"]) == 0
+    assert mode(out) == 0o666 & ~umask
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no temporary left

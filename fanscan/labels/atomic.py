@@ -1,11 +1,8 @@
 """Writing outputs whole or not at all: everything goes into a hidden temporary folder or file beside the target,
 which is renamed into place only once complete (a crash or an error leaves the old output, or none).
 
-The temporary file or folder is created with mode 0666 / 0777, from which the kernel takes the umask, as for any
-file opened for writing: the output gets the permissions the user's umask asks for (022: readable by all, 002: by
-the group too). `tempfile.mkstemp` and `mkdtemp` make them 0600 / 0700, which would survive the rename and keep
-a Label Studio server run by another user from reading the photos and labels. (Reading the umask to chmod
-afterwards would need `os.umask` to be set and reset, a race between the threads of `fanscan serve`.)
+The temporary file or folder takes the user's umask (`fanscan.vision.new_files`), and so does the output once
+renamed: not the 0600 / 0700 of `tempfile.mkstemp` and `mkdtemp`, which another user could not read.
 
 A run that is killed leaves its hidden `.NAME.HOST-PID-XXXXXXXX.partial` (or `.old`) folder beside NAME. The next
 run writing NAME removes such leftovers: at once when HOST is this machine and process PID no longer runs, and
@@ -18,15 +15,14 @@ from __future__ import annotations
 import glob
 import os
 import re
-import secrets
 import shutil
-import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from fanscan.scoring.errors import FanscanError
+from fanscan.vision import new_files
 
 PARTIAL, OLD = ".partial", ".old"
 # A leftover whose owner cannot be checked (another machine, an older fanscan) is removed after a day unchanged:
@@ -35,37 +31,9 @@ STALE_AFTER_S = 24 * 3600
 _TRIES = 100
 
 
-def _host() -> str:
-    return re.sub(r"[^A-Za-z0-9]", "_", socket.gethostname())[:40] or "host"
-
-
-def _temporary_name(name: str, suffix: str) -> str:
-    """`.NAME.HOST-PID-RANDOM.SUFFIX`: hidden, beside NAME, saying which process on which machine owns it."""
-    return f".{name}.{_host()}-{os.getpid()}-{secrets.token_hex(4)}{suffix}"
-
-
-def new_file(folder: Path, name: str, suffix: str = PARTIAL) -> tuple[int, Path]:
-    """(open descriptor for writing, path) of a new temporary file beside `folder / name`, mode 0666 less the
-    umask (see the module doc)."""
-    for _ in range(_TRIES):
-        path = Path(folder) / _temporary_name(name, suffix)
-        try:
-            return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666), path
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"{folder}: no free temporary name for {name}")
-
-
 def new_temporary_folder(folder: Path, name: str, suffix: str = PARTIAL) -> Path:
     """A new temporary folder beside `folder / name`, mode 0777 less the umask (see the module doc)."""
-    for _ in range(_TRIES):
-        path = Path(folder) / _temporary_name(name, suffix)
-        try:
-            os.mkdir(path, 0o777)
-            return path
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"{folder}: no free temporary name for {name}")
+    return new_files.new_folder(folder, name, suffix)
 
 
 def _process_runs(pid: int) -> bool:
@@ -86,7 +54,7 @@ def is_stale(leftover: Path, name: str, now: float | None = None) -> bool:
     match = re.fullmatch(pattern, leftover.name)
     if match is None:
         return False
-    if match["pid"] is not None and match["host"] == _host():
+    if match["pid"] is not None and match["host"] == new_files.host_name():
         return not _process_runs(int(match["pid"]))
     try:
         changed = leftover.lstat().st_mtime
@@ -138,7 +106,7 @@ def write_bytes(path: Path, data: bytes) -> Path:
     """`data` at `path` (its folder made if missing), written to a temporary file beside it and renamed over it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = new_file(path.parent, path.name)
+    handle, temporary = new_files.new_file(path.parent, path.name, PARTIAL)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
