@@ -16,13 +16,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 from fanscan.scoring.errors import FanscanError
+from fanscan.vision.new_files import new_file
 
 FORMAT = "fanscan-set-profile"
 VERSION = 1
@@ -65,7 +65,7 @@ def save_profile(profile: SetProfile, path: str | Path) -> Path:
         raise FanscanError(f"{path}: a profile file must end in .npz")
     if not path.parent.is_dir():
         raise FanscanError(f"{path.parent}: no such folder for the profile")
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".npz.tmp", dir=path.parent)
+    handle, tmp = new_file(path.parent, path.name, ".tmp")  # the user's umask, not mkstemp's 0600
     try:
         with os.fdopen(handle, "wb") as out:
             np.savez(out, delta_weight=profile.delta_weight.astype(np.float32),

@@ -19,6 +19,7 @@ decoding the photo again.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,6 +102,10 @@ def tiles_from_yolo(folder: str | Path) -> list[CalibrationTile]:
                 if not 0 <= box.class_index < len(names):
                     raise FanscanError(f"{item.label_path}:{number}: class {box.class_index} is not in "
                                        f"{data_yaml.name} ({len(names)} names)")
+                if not box.is_finite(width, height):  # NaN passes max/min below: it would be the whole photo
+                    print(f"fanscan calibrate: {item.label_path}:{number}: box coordinates not finite numbers "
+                          "(NaN, infinite or too large): left out", file=sys.stderr)
+                    continue
                 x0, y0, x1, y1 = box.to_pixels(width, height)
                 x0, y0, x1, y1 = max(0.0, x0), max(0.0, y0), min(float(width), x1), min(float(height), y1)
                 if x1 - x0 < 4 or y1 - y0 < 4:

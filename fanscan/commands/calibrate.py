@@ -52,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
         raise FanscanError(f"{out}: a profile file must end in .npz")
     if not out.parent.is_dir():
         raise FanscanError(f"{out.parent}: no such folder for the profile")
+    if out.exists() and not out.is_file():
+        raise FanscanError(f"{out}: not a file (a profile is one .npz file)")
     if args.views is not None and not 0 <= args.views <= 1000:
         raise FanscanError(f"--views {args.views}: give 0 to 1000 views per tile")
     started = time.perf_counter()

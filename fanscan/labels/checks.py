@@ -7,6 +7,7 @@ near-blank (nothing but felt or glare under the box), and duplicates (two boxes 
 
 from __future__ import annotations
 
+import math
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -87,6 +88,10 @@ def check_photo(photo: LabelledPhoto, report: Report, pixels: np.ndarray | None 
 
 def _check_box(box: Box, number: int, photo: LabelledPhoto, name: str, report: Report,
                pixels: np.ndarray | None, scale: float, drop_unknown: bool) -> Box | None:
+    if not _finite(box):
+        report.note(name, number, box.label, "coordinates not finite numbers (NaN, infinite or beyond the "
+                    "largest float once placed on the photo)", "dropped")
+        return None
     tile = tile_for_label(box.label)
     if tile is None and not drop_unknown and box.label not in (BACK, NONE):
         raise FanscanError(f"{name}: box {number}: unknown class {box.label!r} (known: tile ids 1m..9m 1p..9p "
@@ -114,6 +119,13 @@ def _check_box(box: Box, number: int, photo: LabelledPhoto, name: str, report: R
                 report.note(name, number, tile, what, "dropped")
                 return None
     return box
+
+
+def _finite(box: Box) -> bool:
+    """Whether the box and its corners are finite numbers: NaN compares false with everything, so a NaN box would
+    pass every check after this one and be clipped to the whole photo."""
+    values = (box.cx, box.cy, box.width, box.height, box.rotation)
+    return all(math.isfinite(v) for v in values) and all(math.isfinite(v) for v in box.bounds())
 
 
 def _inside(box: Box, number: int, photo: LabelledPhoto, name: str, report: Report) -> Box | None:
@@ -159,15 +171,30 @@ def overlap(a: Box, b: Box) -> float:
 
 
 def _drop_duplicates(kept: list[tuple[int, Box]], name: str, report: Report) -> list[Box]:
-    """Of boxes over one tile, the one with the higher score (else the first) stays."""
+    """Of boxes over one tile, the one with the higher score (else the first) stays. Each box, in score order, is
+    dropped for the first box chosen before it that it overlaps by `DUPLICATE_IOU`; only chosen boxes whose
+    bounds meet its own can (a grid finds those), so 8 000 boxes cost thousands of comparisons, not millions."""
     order = sorted(kept, key=lambda item: -(item[1].score if item[1].score is not None else 0.0))
     chosen: list[tuple[int, Box]] = []
+    grid = _BoundsGrid([box for _, box in kept])
     for number, box in order:
-        twin = next(((n, b) for n, b in chosen if overlap(box, b) >= DUPLICATE_IOU), None)
+        twin, iou = None, 0.0
+        area = box.width * box.height
+        for index in grid.meeting(box):  # in the order they were chosen: the first twin, as pairwise would find
+            other = chosen[index][1]
+            larger = max(area, other.width * other.height)
+            # IoU is at most the smaller area over the larger (the intersection is at most the one, the union at
+            # least the other); the margin covers the float32 polygon intersection of turned boxes.
+            if larger <= 0 or min(area, other.width * other.height) / larger < DUPLICATE_IOU * 0.99:
+                continue
+            iou = overlap(box, other)
+            if iou >= DUPLICATE_IOU:
+                twin = chosen[index]
+                break
         if twin is None:
+            grid.add(box, len(chosen))
             chosen.append((number, box))
             continue
-        iou = overlap(box, twin[1])
         if twin[1].label == box.label:
             what = f"duplicate of box {twin[0]} (IoU {iou:.2f})"
         else:
@@ -175,3 +202,28 @@ def _drop_duplicates(kept: list[tuple[int, Box]], name: str, report: Report) -> 
                     "two labels for one tile")
         report.note(name, number, box.label, what, f"dropped, box {twin[0]} kept")
     return [box for _, box in sorted(chosen, key=lambda item: item[0])]
+
+
+class _BoundsGrid:
+    """Boxes filed under every grid cell their axis-aligned bounds touch. Two boxes that overlap at all have
+    bounds that meet, so they share a cell: a box's candidates are the boxes of its cells. The cell is the median
+    box's longer side, and at least 1/256 of the boxes' whole extent (a box covers at most 257 x 257 cells)."""
+
+    def __init__(self, boxes: list[Box]) -> None:
+        bounds = [box.bounds() for box in boxes]
+        sides = sorted(max(x1 - x0, y1 - y0) for x0, y0, x1, y1 in bounds) or [1.0]
+        extent = max((max(x1, y1) - min(x0, y0) for x0, y0, x1, y1 in bounds), default=1.0)
+        self.cell = max(sides[len(sides) // 2], extent / 256, 1e-9)
+        self.cells: dict[tuple[int, int], list[int]] = {}
+
+    def _keys(self, box: Box) -> list[tuple[int, int]]:
+        x0, y0, x1, y1 = (int(v // self.cell) for v in box.bounds())
+        return [(i, j) for i in range(x0, x1 + 1) for j in range(y0, y1 + 1)]
+
+    def add(self, box: Box, index: int) -> None:
+        for key in self._keys(box):
+            self.cells.setdefault(key, []).append(index)
+
+    def meeting(self, box: Box) -> list[int]:
+        """Indices of the filed boxes sharing a cell with `box`, in the order they were added."""
+        return sorted({index for key in self._keys(box) for index in self.cells.get(key, ())})

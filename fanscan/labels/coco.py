@@ -7,12 +7,12 @@ the bbox. `info.image_root` records the folder the file names are relative to.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from fanscan.labels.classes import CLASS_NAMES
+from fanscan.labels.json_input import photo_size, read_json
 from fanscan.labels.model import Box, LabelledPhoto, SourcePhoto
 from fanscan.scoring.errors import FanscanError
 
@@ -47,11 +47,7 @@ def coco_document(photos: Iterable[LabelledPhoto], root: Path) -> dict[str, Any]
 
 def read_coco(path: Path) -> tuple[list[SourcePhoto], Path | None]:
     """The photos of a COCO file with their boxes, and the image root it records (if any)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise FanscanError(f"{path}: cannot read the COCO file: {error}") from None
-    return coco_photos(data, path)
+    return coco_photos(read_json(path, "cannot read the COCO file"), path)
 
 
 def coco_photos(data: Any, path: Path) -> tuple[list[SourcePhoto], Path | None]:
@@ -69,11 +65,15 @@ def coco_photos(data: Any, path: Path) -> tuple[list[SourcePhoto], Path | None]:
                 (label, [x, y, w, h], float(score) if score is not None else None))
         photos = []
         for image in data["images"]:
-            size = (int(image["width"]), int(image["height"])) if image.get("width") else None
+            size = photo_size(image.get("width"), image.get("height"))
+            notes = []
+            if size is None and ("width" in image or "height" in image):
+                notes.append(f"records a size of {image.get('width')!r} x {image.get('height')!r}, not one of a "
+                             "photo: boxes read as pixels of the photo")
             entries = by_image.get(int(image["id"]), [])
             photos.append(SourcePhoto(str(image["file_name"]), str(image["file_name"]), _on_photo(entries, size),
-                                      size))
-    except (KeyError, TypeError, ValueError) as error:
+                                      size, notes))
+    except (KeyError, TypeError, ValueError, OverflowError) as error:
         raise FanscanError(f"{path}: not a COCO file: {error.__class__.__name__} {error}") from None
     root = (data.get("info") or {}).get("image_root") if isinstance(data.get("info"), dict) else None
     return photos, Path(root) if root else None

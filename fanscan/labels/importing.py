@@ -4,13 +4,13 @@ dataset appears whole or not at all."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from fanscan.labels import coco, label_studio, yolo
 from fanscan.labels.atomic import new_folder, report_path_for
 from fanscan.labels.checks import Report, check_photo
 from fanscan.labels.finder import PhotoFinder
+from fanscan.labels.json_input import read_json
 from fanscan.labels.model import LabelledPhoto, SourcePhoto
 from fanscan.scoring.errors import FanscanError
 
@@ -22,15 +22,12 @@ def read_source(source: Path) -> tuple[str, list[SourcePhoto], list[Path]]:
         return "yolo", yolo.read_dataset(source), [source]
     if not source.is_file():
         raise FanscanError(f"{source}: no such file or folder")
-    try:
-        data = json.loads(source.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise FanscanError(f"{source}: not a readable JSON export: {error}") from None
+    data = read_json(source, "not a readable JSON export")
     if isinstance(data, dict) and "annotations" in data and "images" in data:
         photos, root = coco.coco_photos(data, source)
         return "coco", photos, [source.parent] + ([root] if root else [])
     if isinstance(data, list):
-        return "label-studio", label_studio.read_export(source), [source.parent]
+        return "label-studio", label_studio.export_photos(data, source), [source.parent]
     raise FanscanError(f"{source}: neither a Label Studio JSON export (a list of tasks) nor a COCO file "
                        "(an object with 'images' and 'annotations')")
 

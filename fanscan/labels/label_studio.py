@@ -7,13 +7,13 @@ clockwise about that corner. `region_of` and `box_of_region` turn a `Box` into o
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from fanscan.labels.classes import CLASS_NAMES, readable_name
+from fanscan.labels.json_input import photo_size, read_json
 from fanscan.labels.model import Box, LabelledPhoto, SourcePhoto
 from fanscan.scoring.errors import FanscanError
 
@@ -119,10 +119,11 @@ def _chosen_result(task: dict[str, Any], notes: list[str]) -> list[dict[str, Any
 
 def read_export(path: Path) -> list[SourcePhoto]:
     """The tasks of a Label Studio JSON export (the 'JSON' format: a list of tasks with `annotations`)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise FanscanError(f"{path}: cannot read the export: {error}") from None
+    return export_photos(read_json(path, "cannot read the export"), path)
+
+
+def export_photos(data: Any, path: Path) -> list[SourcePhoto]:
+    """The tasks of a parsed export (`read_export`); `path` names it in errors."""
     if not isinstance(data, list) or not all(isinstance(t, dict) and "data" in t for t in data):
         raise FanscanError(f"{path}: not a Label Studio JSON export (expected a list of tasks, each with 'data': "
                            "export as JSON, not JSON-MIN)")
@@ -142,8 +143,9 @@ def read_export(path: Path) -> list[SourcePhoto]:
                 if kind not in ("rectanglelabels", "rectangle"):
                     notes.append(f"a {kind} region is not a box: dropped")
                     continue
-                width = int(region.get("original_width") or width)
-                height = int(region.get("original_height") or height)
+                recorded = photo_size(region.get("original_width"), region.get("original_height"))
+                if recorded is not None:
+                    width, height = recorded
                 for key in ("x", "y", "width", "height"):
                     float(value[key])
                 if len(labels) != 1:
@@ -151,12 +153,11 @@ def read_export(path: Path) -> list[SourcePhoto]:
                     continue
                 score = region.get("score")
                 regions.append((value, str(labels[0]), float(score) if score is not None else None))
-        except (ValueError, TypeError, KeyError) as error:
+        except (ValueError, TypeError, KeyError, OverflowError) as error:
             raise FanscanError(f"{where}: not a Label Studio task: {error}") from None
         name = f"task {task.get('id', index)} ({Path(reference.split('?d=')[-1]).name})"
         tasks.append(SourcePhoto(reference, name, _on_photo(regions), (width, height) if width else None, notes))
     return tasks
-
 
 
 def _on_photo(regions: list[tuple[dict[str, Any], str, float | None]]) -> Callable[[int, int], list[Box]]:
