@@ -114,7 +114,7 @@ def test_calibrate_writes_a_profile_the_photo_command_takes(tmp_path, capsys):
     assert main(["calibrate", str(folder), "--out", str(out), "--views", "2", "--no-loo", "--name", "my set"]) == 0
     profile = load_profile(out)
     assert profile.name == "my set" and profile.details["tiles"] == labels
-    assert main(["photo", str(SAMPLES / "images" / "hand_001.jpg"), "--json", "--profile", str(out)]) == 0
+    assert main(["photo", str(SAMPLES / "images" / "hand_001.jpg"), "--json", "--self-drawn", "--profile", str(out)]) == 0
     assert '"ok": true' in capsys.readouterr().out
 
 
