@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from fanscan.scoring.errors import FanscanError
 from fanscan.vision.classify import TileClassifier
-from fanscan.vision.profile import SetProfile, load_profile, profiled_probabilities, save_profile
+from fanscan.vision.profile import SetProfile, load_profile, profiled_probabilities
 
+from fanscan.calibration.profile_file import save_profile
 from fanscan.calibration.sources import LAYOUT, layout_labels, tiles_from_yolo
 from fanscan.cli import main
 

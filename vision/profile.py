@@ -14,9 +14,8 @@ cross-validated accuracy (`fanscan.calibration.fit`). A profile built for anothe
 from __future__ import annotations
 
 import hashlib
+import io
 import json
-import os
-import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,23 +57,12 @@ def file_sha256(path: str | Path) -> str:
     return digest.hexdigest()
 
 
-def save_profile(profile: SetProfile, path: str | Path) -> Path:
-    """Write the profile atomically: a temp file in the same folder, renamed into place (never half-written)."""
-    path = Path(path)
-    if path.suffix.lower() != ".npz":
-        raise FanscanError(f"{path}: a profile file must end in .npz")
-    if not path.parent.is_dir():
-        raise FanscanError(f"{path.parent}: no such folder for the profile")
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".npz.tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            np.savez(out, delta_weight=profile.delta_weight.astype(np.float32),
-                     delta_bias=profile.delta_bias.astype(np.float32), meta=np.array(json.dumps(profile.meta())))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+def profile_bytes(profile: SetProfile) -> bytes:
+    """The profile file's bytes (`fanscan.calibration.profile_file.save_profile` writes them whole)."""
+    buffer = io.BytesIO()
+    np.savez(buffer, delta_weight=profile.delta_weight.astype(np.float32),
+             delta_bias=profile.delta_bias.astype(np.float32), meta=np.array(json.dumps(profile.meta())))
+    return buffer.getvalue()
 
 
 def load_profile(path: str | Path) -> SetProfile:
