@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import threading
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -35,6 +36,8 @@ from fanscan.scoring.errors import FanscanError
 from fanscan.vision.profile import GATE_CLASSES, SetProfile
 
 HISTORY = "history.jsonl"
+# One writer of a history at a time in this process (a server's requests run in threads).
+HISTORY_LOCK = threading.RLock()
 FIX_WEIGHT = 4.0  # how much more a tile the user fixed counts in the fit than one the model read right
 LEARN_VIEWS = 16  # augmented views per tile of a confirmed photo (a hand has 14-18 tiles: the refit stays quick)
 LEARN_SETTINGS = FitSettings(views=LEARN_VIEWS)
@@ -169,6 +172,12 @@ def add_entry(profile: str | Path, classifier, tiles: Sequence[CalibrationTile],
     weights = np.ones(len(data.labels), np.float32)
     weights[np.isin(data.tile_index, hard)] = FIX_WEIGHT
     data.weights = weights
+    with HISTORY_LOCK:
+        return store_entry(profile, tiles, kind, source, photo_sha256, hard, data)
+
+
+def store_entry(profile: Path, tiles: Sequence[CalibrationTile], kind: str, source: str, photo_sha256: str | None,
+                hard: list[int], data: Embedded) -> Entry:
     entries = read_history(profile)
     entry = Entry(max((e.number for e in entries), default=0) + 1, kind, source,
                   datetime.now(timezone.utc).isoformat(timespec="seconds"), [t.tile for t in tiles], hard,
@@ -180,6 +189,11 @@ def add_entry(profile: str | Path, classifier, tiles: Sequence[CalibrationTile],
 
 def remove_entry(profile: str | Path, number: int | None = None) -> Entry:
     """Remove history entry `number` (None: the last one); its data file goes too."""
+    with HISTORY_LOCK:
+        return drop_entry(profile, number)
+
+
+def drop_entry(profile: str | Path, number: int | None) -> Entry:
     entries = read_history(profile)
     if not entries:
         raise FanscanError(f"{profile}: no history (nothing to remove)")
@@ -264,3 +278,78 @@ def photo_sha256(path: str | Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def tiles_of_confirmed_photo(image: str | Path, proposal) -> list[CalibrationTile]:
+    """The confirmed proposal's tiles (with the user's fixes) cut from the photo as calibration tiles."""
+    from fanscan.calibration.sources import context_tile
+    from fanscan.vision.load import load_image
+
+    loaded = load_image(image)
+    if tuple(loaded.original_size) != tuple(proposal.image_size):
+        raise FanscanError(f"{image}: the photo is {loaded.original_size[0]}x{loaded.original_size[1]} pixels but "
+                           f"the reading is for {proposal.image_size[0]}x{proposal.image_size[1]}")
+    name = Path(image).name
+    return [context_tile(loaded.image, np.asarray(t.quad, np.float32) * loaded.scale, t.tile, name)
+            for t in proposal.tiles if t.tile not in GATE_CLASSES]
+
+
+def learn_photo(profile: str | Path, image: str | Path, proposal, classifier, name: str | None = None) -> Entry:
+    """Add a confirmed photo to the profile's data (`classifier`: the one that read it, with the profile in use, so
+    that the tiles it read wrong count as fixes). The caller refits (`refit`), now or in the background."""
+    tiles = tiles_of_confirmed_photo(image, proposal)
+    return add_entry(profile, classifier, tiles, "photo", name or Path(image).name, photo_sha256(image))
+
+
+class BackgroundRefit:
+    """Refits a profile in a thread after each confirmed photo, one refit at a time; a photo confirmed during a
+    refit gets one more refit after it. `on_done(profile)` receives each new profile (the server swaps it in);
+    `last_error` keeps the last failure's message (the server reports it on its next answer)."""
+
+    def __init__(self, profile: str | Path, classifier_factory, on_done) -> None:
+        import threading
+
+        self.profile = Path(profile)
+        self.classifier_factory = classifier_factory
+        self.on_done = on_done
+        self.lock = threading.Lock()
+        self.pending = False
+        self.running = False
+        self.last_error: str | None = None
+        self.refits = 0
+
+    def request(self) -> None:
+        import threading
+
+        with self.lock:
+            if self.running:
+                self.pending = True
+                return
+            self.running = True
+        threading.Thread(target=self._run, name="fanscan-refit", daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                self.on_done(refit(self.profile, self.classifier_factory()))
+                self.last_error = None
+                self.refits += 1
+            except FanscanError as error:
+                self.last_error = str(error)
+            with self.lock:
+                if not self.pending:
+                    self.running = False
+                    return
+                self.pending = False
+
+    def wait(self, timeout: float = 120.0) -> bool:
+        """Block until no refit runs (tests, and a server shutting down); False on timeout."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                if not self.running:
+                    return True
+            time.sleep(0.05)
+        return False

@@ -9,7 +9,7 @@ const state = {
   // for `fanscan serve --save-labels`: the photo as sent ({blob, name}; sent again with the confirmed reading),
   // whether the hand being scored is that reading (not a typed one), and whether this photo was kept already
   // (once per photo)
-  file: null, handFromPhoto: false, photoKept: false,
+  file: null, handFromPhoto: false, photoKept: false, photoLearned: false,
 };
 // Timings of what the user waits for (read by benchmarks/web_speed.py): {what, ms, server_ms, server_cpu_ms,
 // server_upload_ms (photo only)}.
@@ -94,6 +94,7 @@ async function photoChosen(file) {
   state.fixes = {};
   state.winning = null;
   state.photoKept = false;
+  state.photoLearned = false;
   $("photo-status").textContent = "Reading the tiles…";
   $("photo-status").classList.remove("error");
   const img = $("photo-img");
@@ -365,6 +366,7 @@ async function scoreHand() {
     drawScore(reply.body);
     show("screen-score");
     if (state.config.save_labels && state.handFromPhoto && !state.photoKept) await keepPhoto();
+    if (state.config.learn && state.handFromPhoto && !state.photoLearned) await learnPhoto();
   } catch (error) {
     $("context-error").textContent = error.message; // impossible combinations: the engine's own words
   }
@@ -384,6 +386,24 @@ async function keepPhoto() {
     note.textContent = `Photo and ${reply.body.labels} tile labels kept for training: ${reply.body.image}`;
   } catch (error) {
     note.textContent = `The photo was not kept: ${error.message}`;
+    note.classList.add("error");
+  }
+}
+
+// Learning as you play (a server started with --learn): the confirmed reading, fixes and all, teaches the profile.
+async function learnPhoto() {
+  const note = $("learned-note");
+  note.classList.remove("error");
+  const form = new FormData();
+  form.append("photo", state.file.blob, state.file.name);
+  form.append("proposal", JSON.stringify(state.proposal));
+  try {
+    const reply = await api("/api/learn", {method: "POST", body: form});
+    state.photoLearned = true;
+    const fixed = reply.body.fixed ? `, ${reply.body.fixed} of them fixed` : "";
+    note.textContent = `Learned ${reply.body.tiles} tiles from this photo${fixed}; your set profile is being updated`;
+  } catch (error) {
+    note.textContent = `Not learned: ${error.message}`;
     note.classList.add("error");
   }
 }
