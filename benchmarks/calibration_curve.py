@@ -178,7 +178,7 @@ def artwork_curve(shipped: TileClassifier, data: Path, artwork: Path, photos: li
         fitted = fit_profile(shipped, calibration, FitSettings())
         seconds = time.perf_counter() - started
         profile = SetProfile(f"artwork-{k}", "renders", "", shipped.sha256, tuple(shipped.classes),
-                             fitted["delta"][0], fitted["delta"][1])
+                             fitted["delta"][0], fitted["delta"][1], moved=fitted["moved"])
         point = {"photos_per_tile": k, "build_seconds": round(seconds, 1), "leave_one_out": fitted["leave_one_out"],
                  "penalty": fitted["penalty"], "with_profile": accuracy(TileClassifier(profile=profile), crops, truth)}
         out["curve"].append(point)
@@ -234,7 +234,7 @@ def source_curve(shipped: TileClassifier, candidates: dict[str, list[tuple]], cr
             build_seconds = time.perf_counter() - started  # reading the photos, views, cross-validation and fit
             loo = fitted["leave_one_out"]
         profile = SetProfile(f"curve-{k}", "composited", "", shipped.sha256, tuple(shipped.classes),
-                             fitted["delta"][0], fitted["delta"][1])
+                             fitted["delta"][0], fitted["delta"][1], moved=fitted["moved"])
         calibrated = TileClassifier(profile=profile)
         point = {"photos_per_tile": k, "calibration_tiles": len(tiles), "read_as": read_as,
                  "distinct_calibration_sources": len({c[2] for t in kinds for c in chosen[t]}),

@@ -9,7 +9,7 @@ Imported by `benchmarks/calibration_curve.py` (`--sets`), which writes the JSON.
   box of the other half is the test; then the halves swap, and the figures are pooled over both directions.
 - `hk-crops-justinchan`: 73 single-tile crops of two or three Hong Kong-style sets. Leave one crop out: for each
   crop, a profile from at most k of the other crops of each kind reads it. Every crop's views are embedded once;
-  each fit takes its tiles' rows (`subset`).
+  each fit takes its tiles' rows (`calibration.fit.subset`).
 
 Test crops are cut as `benchmarks/eval_classifier.py` cuts a labelled box (`crop_box`), read with and without the
 profile by `TileClassifier.probabilities` (a profile reads each crop and its 180-degree turn).
@@ -31,7 +31,7 @@ from fanscan.vision.dataset_classes import guess_table
 from fanscan.vision.profile import SetProfile
 from fanscan.vision.yolo_data import find_data_yaml, iter_split, read_class_names
 
-from fanscan.calibration.fit import Embedded, FitSettings, embed, fit_embedded
+from fanscan.calibration.fit import FitSettings, embed, fit_embedded, subset
 from fanscan.calibration.sources import CalibrationTile, context_tile
 
 SCENE_GAP_S = 20.0
@@ -94,7 +94,7 @@ def read_accuracy(classifier: TileClassifier, crops: np.ndarray, truth: list[str
 
 def profile_of(shipped: TileClassifier, fitted: dict, name: str) -> TileClassifier:
     return TileClassifier(profile=SetProfile(name, "benchmark", "", shipped.sha256, tuple(shipped.classes),
-                                             fitted["delta"][0], fitted["delta"][1]))
+                                             fitted["delta"][0], fitted["delta"][1], moved=fitted.get("moved")))
 
 
 def choice_of(fitted: dict) -> dict:
@@ -133,16 +133,6 @@ def riichi_curve(shipped: TileClassifier, folder: Path, ks: list[int], settings:
         print(f"riichi, {k} a kind: {point}", flush=True)
         out["curve"].append(point)
     return out
-
-
-def subset(data: Embedded, tile_numbers: list[int]) -> Embedded:
-    """The rows of `data` that belong to `tile_numbers`, renumbered 0.. in that order."""
-    rows = np.concatenate([np.flatnonzero(data.tile_index == t) for t in tile_numbers])
-    renumber = {t: i for i, t in enumerate(tile_numbers)}
-    starts = np.cumsum([0] + [int((data.tile_index == t).sum()) for t in tile_numbers])[:-1]
-    return Embedded(data.logits[rows], data.embeddings[rows], data.labels[rows],
-                    np.array([renumber[t] for t in data.tile_index[rows]], np.int64), starts.astype(np.int64),
-                    data.turned_logits[tile_numbers], data.turned_embeddings[tile_numbers])
 
 
 def hk_curve(shipped: TileClassifier, folder: Path, ks: list[int], settings: FitSettings) -> dict:

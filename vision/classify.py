@@ -161,7 +161,8 @@ class TileClassifier:
             logits, embeddings = self.logits_and_embeddings(crops + turned)
             n = len(crops)
             return profiled_probabilities(logits[:n], embeddings[:n], logits[n:], embeddings[n:],
-                                          profile.delta_weight, profile.delta_bias, self.classes)
+                                          profile.delta_weight, profile.delta_bias, self.classes,
+                                          profile.moved_indices())
         logits = self.session.run([self.logits_name], {self.input_name: self._prepare(crops)})[0].astype(np.float64)
         logits -= logits.max(axis=1, keepdims=True)
         exp = np.exp(logits)

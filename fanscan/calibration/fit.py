@@ -5,9 +5,11 @@
 2. Softmax regression over the 42 tile kinds on those crops, fitted as a correction (dW, db) added to the shipped
    logits, with an L2 penalty on the correction (ridge toward the shipped head, full-batch Adam from zero). A tile
    kind the shipped head already reads right gives little gradient, so under a strong penalty its row barely moves;
-   with no penalty the fit is a free logistic head on the embedding (started from the shipped one). `back` and
-   `none` are not fitted (the shipped head keeps deciding them, see `vision.profile`), nor are the rows of kinds
-   without a calibration crop (nothing says how that set draws them; they keep the shipped head's row).
+   with no penalty the fit is a free logistic head on the embedding (started from the shipped one). The softmax
+   runs over the "moved" kinds only: those of the calibration crops and those the shipped head read their plain
+   crops as (`moved_classes`). `back`, `none` and every other kind are not fitted, and at inference their
+   probability stays the shipped head's (`vision.profile`): nothing says how this set draws them, and a free head
+   fitted on one hand's 7 kinds would otherwise read every other tile as one of those 7.
 3. How far to move is chosen from the calibration tiles' own evidence, by cross-validation among the candidates
    "no correction" (the shipped head), `FitSettings.penalties` from strong to none. With one tile a kind, the held-out
    crops are views: each tile's augmented views are dealt into `view_folds` folds, and a fit on the plain crops and
@@ -79,6 +81,17 @@ class Embedded:
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
 
+def subset(data: Embedded, tile_numbers: list[int]) -> Embedded:
+    """The crops of `data` that belong to `tile_numbers`, the tiles renumbered 0.. in that order."""
+    rows = np.concatenate([np.flatnonzero(data.tile_index == t) for t in tile_numbers])
+    renumber = {t: i for i, t in enumerate(tile_numbers)}
+    starts = np.cumsum([0] + [int((data.tile_index == t).sum()) for t in tile_numbers])[:-1]
+    return Embedded(data.logits[rows], data.embeddings[rows], data.labels[rows],
+                    np.array([renumber[t] for t in data.tile_index[rows]], np.int64), starts.astype(np.int64),
+                    data.turned_logits[tile_numbers], data.turned_embeddings[tile_numbers],
+                    None if data.weights is None else data.weights[rows])
+
+
 def embed(classifier, tiles: Sequence[CalibrationTile], settings: FitSettings,
           progress: Progress | None = None) -> Embedded:
     """Views of every tile through the classifier (in batches, to bound memory); `progress` after each tile."""
@@ -108,21 +121,28 @@ def embed(classifier, tiles: Sequence[CalibrationTile], settings: FitSettings,
                     np.stack([t[1] for t in turned]))
 
 
+def moved_classes(data: Embedded, classes: tuple[str, ...]) -> np.ndarray:
+    """Indices of the kinds a profile from `data` re-reads (see the module doc)."""
+    tiles, _ = gate_indices(classes)
+    read_as = tiles[data.logits[data.plain][:, tiles].argmax(axis=1)]
+    return np.union1d(np.intersect1d(np.unique(data.labels), tiles), read_as).astype(np.int64)
+
+
 def zero_delta(classes: Sequence[str], size: int) -> tuple[np.ndarray, np.ndarray]:
     return np.zeros((len(classes), size)), np.zeros(len(classes))
 
 
 def fit_delta(data: Embedded, rows: np.ndarray, classes: tuple[str, ...], penalty: float, settings: FitSettings,
-              steps: int, start: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(dW, db) over all classes (zero rows for back/none and for kinds without a crop in `rows`) fitted on the
-    crops `rows`: weighted mean cross-entropy of the corrected tile logits + penalty / 2 * (|dW|^2 + |db|^2), Adam
-    from `start` (zero by default; see the module doc)."""
-    tiles, _ = gate_indices(classes)
+              steps: int, start: tuple[np.ndarray, np.ndarray] | None = None,
+              moved: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(dW, db) over all classes (zero rows but for the `moved` kinds, by default those of `data`) fitted on the
+    crops `rows`: weighted mean cross-entropy of the corrected logits of the moved kinds + penalty / 2 * (|dW|^2 +
+    |db|^2), Adam from `start` (zero by default; see the module doc)."""
+    tiles = moved_classes(data, classes) if moved is None else moved
     position = np.full(len(classes), -1, np.int64)
     position[tiles] = np.arange(len(tiles))
     emb, base = data.embeddings[rows], data.logits[rows][:, tiles]
     onehot = np.eye(len(tiles), dtype=np.float32)[position[data.labels[rows]]]
-    present = (onehot.sum(axis=0) > 0).astype(np.float32)  # kinds this fit has crops of; the others stay put
     weight = np.ones(len(rows), np.float32) if data.weights is None else data.weights[rows].astype(np.float32)
     if start is None:
         params = [np.zeros((len(tiles), emb.shape[1]), np.float32), np.zeros(len(tiles), np.float32)]
@@ -141,8 +161,7 @@ def fit_delta(data: Embedded, rows: np.ndarray, classes: tuple[str, ...], penalt
         p /= p.sum(axis=1, keepdims=True)
         w = weight[pick]
         error = (p - onehot[pick]) * (w / w.sum())[:, None]
-        grads = [(error.T @ emb[pick] + penalty * delta_w) * present[:, None],
-                 (error.sum(axis=0) + penalty * delta_b) * present]
+        grads = [error.T @ emb[pick] + penalty * delta_w, error.sum(axis=0) + penalty * delta_b]
         for param, grad, m, v in zip(params, grads, moments, squares, strict=True):
             m *= beta1
             m += (1 - beta1) * grad
@@ -154,11 +173,11 @@ def fit_delta(data: Embedded, rows: np.ndarray, classes: tuple[str, ...], penalt
     return full_w, full_b
 
 
-def read_rows(data: Embedded, rows: np.ndarray, delta: tuple[np.ndarray, np.ndarray],
-              classes: tuple[str, ...]) -> np.ndarray:
+def read_rows(data: Embedded, rows: np.ndarray, delta: tuple[np.ndarray, np.ndarray], classes: tuple[str, ...],
+              moved: np.ndarray | None) -> np.ndarray:
     """Probabilities of the crops `rows` with the profile, each read as it is (a view is already turned or not)."""
     logits, emb = data.logits[rows], data.embeddings[rows]
-    return profiled_probabilities(logits, emb, logits, emb, delta[0], delta[1], classes)
+    return profiled_probabilities(logits, emb, logits, emb, delta[0], delta[1], classes, moved)
 
 
 def fold_keys(tiles: Sequence[CalibrationTile]) -> tuple[list[int], str]:
@@ -234,6 +253,7 @@ def cross_validate(data: Embedded, tiles: Sequence[CalibrationTile], classes: tu
     counted = np.zeros(len(tiles))
     likelihood = np.zeros(len(candidates))
     zero = zero_delta(classes, data.embeddings.shape[1])
+    moved = moved_classes(data, classes)
     for fold, (train, test) in enumerate(splits):
         truth = data.labels[test]
         owner = data.tile_index[test]
@@ -242,8 +262,8 @@ def cross_validate(data: Embedded, tiles: Sequence[CalibrationTile], classes: tu
         for number, penalty in enumerate(candidates):
             if penalty is not None:  # warm start: each weaker penalty goes on from the stronger one's fit
                 delta = fit_delta(data, train, classes, penalty, settings, settings.cv_steps,
-                                  None if number == 1 else delta)
-            probs = read_rows(data, test, delta, classes)
+                                  None if number == 1 else delta, moved)
+            probs = read_rows(data, test, delta, classes, moved)
             right[number] += np.bincount(owner, weights=probs.argmax(axis=1) == truth, minlength=len(tiles))
             likelihood[number] += float(np.log(probs[np.arange(len(truth)), truth] + 1e-9).sum())
         if progress is not None:
@@ -279,10 +299,12 @@ def fit_embedded(data: Embedded, tiles: Sequence[CalibrationTile], classes: tupl
     """(dW, db), the cross-validation (None without it: then the default penalty), the penalty, counts, settings."""
     loo = cross_validate(data, tiles, classes, settings, progress) if with_loo else None
     penalty = loo["penalty"] if loo else settings.default_penalty
+    moved = moved_classes(data, classes)
     delta = zero_delta(classes, data.embeddings.shape[1]) if penalty is None else \
-        fit_delta(data, np.arange(len(data.labels)), classes, penalty, settings, settings.steps)
+        fit_delta(data, np.arange(len(data.labels)), classes, penalty, settings, settings.steps, moved=moved)
     counts: dict[str, int] = {}
     for tile in tiles:
         counts[tile.tile] = counts.get(tile.tile, 0) + 1
-    return {"delta": delta, "leave_one_out": loo, "penalty": penalty, "tile_counts": counts,
+    return {"delta": delta, "moved": tuple(classes[i] for i in moved), "leave_one_out": loo, "penalty": penalty,
+            "tile_counts": counts,
             "photos": len({t.photo for t in tiles}), "settings": asdict(settings), "crops_embedded": len(data.labels)}

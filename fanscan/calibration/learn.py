@@ -27,13 +27,13 @@ from pathlib import Path
 
 import numpy as np
 
-from fanscan.calibration.fit import Embedded, FitSettings, embed, fit_delta, fit_embedded, read_rows
+from fanscan.calibration.fit import Embedded, FitSettings, embed, fit_delta, fit_embedded, moved_classes, read_rows
 from fanscan.calibration.profile_file import check_profile_path as check_profile_file
 from fanscan.calibration.profile_file import save_profile
 from fanscan.calibration.sources import CalibrationTile
 from fanscan.labels.atomic import write_bytes, write_text
 from fanscan.scoring.errors import FanscanError
-from fanscan.vision.profile import GATE_CLASSES, SetProfile
+from fanscan.vision.profile import GATE_CLASSES, SetProfile, profiled_probabilities
 
 HISTORY = "history.jsonl"
 # One writer of a history at a time in this process (a server's requests run in threads).
@@ -153,7 +153,7 @@ def hard_tiles(classifier, data: Embedded) -> list[int]:
         predicted = data.logits[rows].argmax(axis=1)
     else:
         predicted = read_rows(data, rows, (classifier.profile.delta_weight, classifier.profile.delta_bias),
-                              tuple(classifier.classes)).argmax(axis=1)
+                              tuple(classifier.classes), classifier.profile.moved_indices()).argmax(axis=1)
     return [int(i) for i in np.flatnonzero(predicted != data.labels[rows])]
 
 
@@ -208,6 +208,16 @@ def drop_entry(profile: str | Path, number: int | None) -> Entry:
     return found[0]
 
 
+def reads_as_labelled(data: Embedded, tile_numbers: np.ndarray, delta: tuple[np.ndarray, np.ndarray],
+                      classes: tuple[str, ...], moved: np.ndarray) -> np.ndarray:
+    """Per tile: does the profile `delta` read its plain crop (and its 180-degree turn, as `TileClassifier` reads)
+    as its label?"""
+    rows = data.plain[tile_numbers]
+    probs = profiled_probabilities(data.logits[rows], data.embeddings[rows], data.turned_logits[tile_numbers],
+                                   data.turned_embeddings[tile_numbers], delta[0], delta[1], classes, moved)
+    return probs.argmax(axis=1) == data.labels[rows]
+
+
 def fit_reading_hard_tiles(data: Embedded, tiles: Sequence[CalibrationTile], classes: tuple[str, ...],
                            settings: FitSettings, with_loo: bool = True) -> dict:
     """`fit_embedded`, then weaker penalties until every hard tile's own crop reads as its label (see the module
@@ -219,15 +229,14 @@ def fit_reading_hard_tiles(data: Embedded, tiles: Sequence[CalibrationTile], cla
     penalties = sorted(settings.penalties, reverse=True)
     chosen = fitted["penalty"]
     weaker = [p for p in penalties if chosen is None or p < chosen]
-    rows = data.plain[hard]
+    moved = moved_classes(data, classes)
     for penalty in [chosen, *weaker]:
         if penalty != chosen:
             fitted["delta"] = fit_delta(data, np.arange(len(data.labels)), classes, penalty, settings,
-                                        settings.steps)
+                                        settings.steps, moved=moved)
             fitted["penalty"] = penalty
             fitted["moved_for_fixes"] = True
-        if fitted["penalty"] is not None and \
-                (read_rows(data, rows, fitted["delta"], classes).argmax(axis=1) == data.labels[rows]).all():
+        if fitted["penalty"] is not None and reads_as_labelled(data, hard, fitted["delta"], classes, moved).all():
             break
     return fitted
 
@@ -262,7 +271,7 @@ def refit(profile: str | Path, classifier, name: str | None = None,
     result = SetProfile(
         name=name or previous_name or profile.stem, source=f"{len(entries)} history entries ({data_folder(profile)})",
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"), base_model_sha256=classifier.sha256,
-        classes=classes, delta_weight=fitted["delta"][0], delta_bias=fitted["delta"][1],
+        classes=classes, delta_weight=fitted["delta"][0], delta_bias=fitted["delta"][1], moved=fitted["moved"],
         leave_one_out_accuracy=loo["accuracy"] if loo else None,
         details={"leave_one_out": loo, "penalty": fitted["penalty"], "tiles": len(tiles),
                  "photos": fitted["photos"], "tile_counts": counts, "settings": fitted["settings"],

@@ -96,7 +96,7 @@ def calibrate(args: argparse.Namespace) -> int:
     profile = SetProfile(
         name=args.name or out.stem, source=source, created=created, base_model_sha256=classifier.sha256,
         classes=tuple(classifier.classes), delta_weight=fitted["delta"][0], delta_bias=fitted["delta"][1],
-        leave_one_out_accuracy=loo["accuracy"] if loo else None,
+        moved=fitted["moved"], leave_one_out_accuracy=loo["accuracy"] if loo else None,
         details={"leave_one_out": loo, "penalty": fitted["penalty"], "tiles": len(tiles), "photos": fitted["photos"],
                  "tile_counts": fitted["tile_counts"], "settings": fitted["settings"],
                  "crops_embedded": fitted["crops_embedded"], "seconds": seconds,
