@@ -155,3 +155,18 @@ def test_photo_json_says_which_profile_reads_it(tmp_path, capsys):
     path = write_set_profile(tmp_path / "grandma.npz", "grandma's set")
     assert main(["photo", photo, "--json", "--profile", str(path)]) == 0
     assert json.loads(capsys.readouterr().out)["profile"]["name"] == "grandma's set"
+
+
+def test_photo_and_batch_say_which_profile_reads_the_photos(tmp_path, capsys):
+    import shutil
+
+    from web_helpers import write_set_profile
+
+    path = write_set_profile(tmp_path / "grandma.npz", "grandma's set")
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    shutil.copy(SAMPLES / "images" / "hand_001.jpg", folder)
+    main(["batch", str(folder), "--profile", str(path)])
+    main(["photo", str(folder / "hand_001.jpg"), "--yes", "--profile", str(path)])
+    err = capsys.readouterr().err
+    assert err.count(f"fanscan: read with the set profile \"grandma's set\" ({path})") == 2

@@ -117,7 +117,8 @@ def run(args: argparse.Namespace) -> int:
         start_worker_fork_server()  # the workers' imports run while this process reads the table and the folder
     settings = batch_settings(args)
     progress = Progress(0, args.json_progress)
-    progress.note(profile_line(profile_note(used_profile(args.profile))))
+    if args.profile:
+        progress.note(profile_line(profile_note(used_profile(args.profile))))
     with ExitStack() as stack:
         contents = TableContents()
         own_files: frozenset[Path] = frozenset()

@@ -211,7 +211,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         return _run_json(args)
     proposal = read_photo(args.image, args.annotate, profile_in_use(args))
-    print(profile_line(profile_note(used_profile(profile_in_use(args)))), file=sys.stderr)
+    note = profile_note(used_profile(profile_in_use(args)))
+    if note is not None or args.learn:  # the shipped model alone is the default: said only when learning starts
+        print(profile_line(note), file=sys.stderr)
     if args.yes:
         proposal = settled(proposal, args)
         defaults = context_from_args(args, proposal.flowers)

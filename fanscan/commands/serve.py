@@ -83,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
               "page and send it photos (there is no login).", file=sys.stderr)
         if where:
             print(f"fanscan: on a phone on the same network open http://{where}:{args.port}/", file=sys.stderr)
-    print(profile_line(profile_note(profile)), file=sys.stderr)
+    if profile is not None or args.learn:
+        print(profile_line(profile_note(profile)), file=sys.stderr)
     if args.learn:
         print(f"fanscan: each scored photo's tiles, with your fixes, are learned into {args.learn} (refitted in the "
               "background; fanscan calibrate --history / --remove N to look back or undo)", file=sys.stderr)
