@@ -27,13 +27,22 @@ from pathlib import Path
 
 import numpy as np
 
-from fanscan.calibration.fit import Embedded, FitSettings, embed, fit_delta, fit_embedded, moved_classes, read_rows
+from fanscan.calibration.fit import (
+    Embedded,
+    FitSettings,
+    embed,
+    fit_delta,
+    fit_embedded,
+    moved_classes,
+    read_rows,
+    reads_as_labelled,
+)
 from fanscan.calibration.profile_file import check_profile_path as check_profile_file
 from fanscan.calibration.profile_file import save_profile
 from fanscan.calibration.sources import CalibrationTile
 from fanscan.labels.atomic import write_bytes, write_text
 from fanscan.scoring.errors import FanscanError
-from fanscan.vision.profile import GATE_CLASSES, SetProfile, profiled_probabilities
+from fanscan.vision.profile import GATE_CLASSES, SetProfile
 
 HISTORY = "history.jsonl"
 # One writer of a history at a time in this process (a server's requests run in threads).
@@ -206,16 +215,6 @@ def drop_entry(profile: str | Path, number: int | None) -> Entry:
     write_history(profile, [e for e in entries if e.number != number])
     (data_folder(profile) / found[0].file).unlink(missing_ok=True)
     return found[0]
-
-
-def reads_as_labelled(data: Embedded, tile_numbers: np.ndarray, delta: tuple[np.ndarray, np.ndarray],
-                      classes: tuple[str, ...], moved: np.ndarray) -> np.ndarray:
-    """Per tile: does the profile `delta` read its plain crop (and its 180-degree turn, as `TileClassifier` reads)
-    as its label?"""
-    rows = data.plain[tile_numbers]
-    probs = profiled_probabilities(data.logits[rows], data.embeddings[rows], data.turned_logits[tile_numbers],
-                                   data.turned_embeddings[tile_numbers], delta[0], delta[1], classes, moved)
-    return probs.argmax(axis=1) == data.labels[rows]
 
 
 def fit_reading_hard_tiles(data: Embedded, tiles: Sequence[CalibrationTile], classes: tuple[str, ...],
