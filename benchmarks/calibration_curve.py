@@ -1,6 +1,10 @@
 """How much a set profile (`fanscan calibrate`) helps, for 1, 2 and 4 calibration photos a tile.
 
     python benchmarks/calibration_curve.py --json benchmarks/results/calibration_curve.json
+    python benchmarks/calibration_curve.py --parts riichi,hk     # only the two shared real sets
+
+Parts (`--parts`, default all): `dev` and `recoloured` (the construction below), `artwork` (one rendered set),
+`riichi` and `hk` (the shared sets of other makers' tiles, `benchmarks/calibration_sets.py`).
 
 The construction (no photo of it was ever trained on): the photos of the development split, which the shipped
 classifier held out (`shipped_validation_source`: 28 photo sessions, 234 photos), are split again by a second hash of

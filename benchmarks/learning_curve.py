@@ -26,7 +26,7 @@ import numpy as np
 from calibration_sets import labelled_boxes, read_accuracy, scene_of_frames, tile_of
 from fanscan.vision.classify import TileClassifier
 from fanscan.vision.crops import crop_box
-from results_file import ROOT, write_json
+from results_file import ROOT, shown_path, write_json
 
 from fanscan.calibration.learn import add_entry, refit
 
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
                                            "fixed_in_last_frame": len(entry.hard),
                                            "last_add_and_refit_seconds": round(seconds, 1)})
                     print(f"half {learn_on}, {count} frames: {details[count][-1]}", flush=True)
-    result = {"data": str(args.data), "construction": __doc__.split("\n\n")[2].replace("\n", " "),
+    result = {"data": shown_path(args.data), "construction": __doc__.split("\n\n")[2].replace("\n", " "),
               "boxes": len(boxes), "scenes": max(scenes.values()) + 1, "without_profile": round(without, 4),
               "curve": [{"confirmed_frames": m, "with_profile": round(right[m] / tested[m], 4) if tested[m] else None,
                          "runs": details[m]} for m in marks]}
