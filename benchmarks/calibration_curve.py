@@ -1,6 +1,10 @@
 """How much a set profile (`fanscan calibrate`) helps, for 1, 2 and 4 calibration photos a tile.
 
     python benchmarks/calibration_curve.py --json benchmarks/results/calibration_curve.json
+    python benchmarks/calibration_curve.py --parts riichi,hk     # only the two shared real sets
+
+Parts (`--parts`, default all): `dev` and `recoloured` (the construction below), `artwork` (one rendered set),
+`riichi` and `hk` (the shared sets of other makers' tiles, `benchmarks/calibration_sets.py`).
 
 The construction (no photo of it was ever trained on): the photos of the development split, which the shipped
 classifier held out (`shipped_validation_source`: 28 photo sessions, 234 photos), are split again by a second hash of
@@ -30,6 +34,7 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the fanscan CLI does (see fanscan/cli.py); before numpy loads
 import cv2
 import numpy as np
+from calibration_sets import hk_curve, riichi_curve
 from fanscan.scoring.errors import FanscanError
 from fanscan.training.real_data import is_rotated_photo
 from fanscan.vision.classify import TileClassifier
@@ -47,6 +52,7 @@ from fanscan.calibration.sources import LAYOUT, read_sources
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "chinese-mahjong-v4" / "train"
 TILE_HEIGHT = 96  # px of a pasted tile in a composited layout photo
 GAP, ROW_GAP, MARGIN = 14, 40, 48
+PARTS = ("dev", "recoloured", "artwork", "riichi", "hk")
 GROUPS = {"suits": set("mps"), "honours": set("ESWNCFP"), "flowers_seasons": set("abcdefgh")}
 
 
@@ -176,7 +182,7 @@ def artwork_curve(shipped: TileClassifier, data: Path, artwork: Path, photos: li
         fitted = fit_profile(shipped, calibration, FitSettings())
         seconds = time.perf_counter() - started
         profile = SetProfile(f"artwork-{k}", "renders", "", shipped.sha256, tuple(shipped.classes),
-                             fitted["delta"][0], fitted["delta"][1])
+                             fitted["delta"][0], fitted["delta"][1], moved=fitted["moved"])
         point = {"photos_per_tile": k, "build_seconds": round(seconds, 1), "leave_one_out": fitted["leave_one_out"],
                  "penalty": fitted["penalty"], "with_profile": accuracy(TileClassifier(profile=profile), crops, truth)}
         out["curve"].append(point)
@@ -232,7 +238,7 @@ def source_curve(shipped: TileClassifier, candidates: dict[str, list[tuple]], cr
             build_seconds = time.perf_counter() - started  # reading the photos, views, cross-validation and fit
             loo = fitted["leave_one_out"]
         profile = SetProfile(f"curve-{k}", "composited", "", shipped.sha256, tuple(shipped.classes),
-                             fitted["delta"][0], fitted["delta"][1])
+                             fitted["delta"][0], fitted["delta"][1], moved=fitted["moved"])
         calibrated = TileClassifier(profile=profile)
         point = {"photos_per_tile": k, "calibration_tiles": len(tiles), "read_as": read_as,
                  "distinct_calibration_sources": len({c[2] for t in kinds for c in chosen[t]}),
@@ -251,20 +257,51 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "calibration_curve.json")
     parser.add_argument("--artwork", type=Path, default=ROOT.parent / "shared" / "artwork")
     parser.add_argument("--keep-photos", type=Path, help="also write the composited layout photos here")
+    parser.add_argument("--parts", default=",".join(PARTS),
+                        help=f"what to measure (default all: {','.join(PARTS)}); the others are left out of the JSON")
+    parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "data",
+                        help="the shared data folder with riichi-table-leomiura and hk-crops-justinchan")
     args = parser.parse_args(argv)
+    parts = [p.strip() for p in args.parts.split(",") if p.strip()]
+    unknown = sorted(set(parts) - set(PARTS))
+    if unknown:
+        parser.error(f"--parts: unknown {', '.join(unknown)} (choose from {', '.join(PARTS)})")
     shipped = TileClassifier()
+    ks = [int(v) for v in args.photos.split(",")]
+    result: dict = {"created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "onnxruntime_threads": 1,
+                    "openblas_threads": os.environ["OPENBLAS_NUM_THREADS"], "parts": parts}
+    if "riichi" in parts:
+        result["riichi_table_leomiura"] = riichi_curve(shipped, args.shared / "riichi-table-leomiura", ks,
+                                                       FitSettings())
+    if "hk" in parts:
+        result["hk_crops_justinchan"] = hk_curve(shipped, args.shared / "hk-crops-justinchan", ks, FitSettings())
+    if "dev" in parts or "recoloured" in parts:
+        result |= dev_curves(shipped, args, ks, "recoloured" in parts, "dev" in parts)
+    if "artwork" in parts:
+        result["artwork_set"] = artwork_curve(shipped, args.data, args.artwork, ks, per_tile_test=12)
+        result["artwork_set_recoloured"] = artwork_curve(shipped, args.data, args.artwork, ks, per_tile_test=12,
+                                                         recolour=True)
+    write_json(args.json, result)
+    print(f"json: {args.json}")
+    return 0
+
+
+def dev_curves(shipped: TileClassifier, args: argparse.Namespace, ks: list[int], recoloured: bool,
+               as_they_are: bool) -> dict:
+    """Construction 1 (the module doc), as the photos are and recoloured."""
     candidates, test = collect(args.data)
     crops = np.stack([crop_box(cv2.imread(str(p), cv2.IMREAD_COLOR), box, shipped.crop_spec) for p, box, _ in test])
     truth = [t for _, _, t in test]
     result = {"data": str(args.data), "construction": __doc__.split("\n\n")[2].replace("\n", " "),
-              "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "onnxruntime_threads": 1, "openblas_threads": os.environ["OPENBLAS_NUM_THREADS"], "test_crops": len(test),
+              "test_crops": len(test),
               "calibration_candidates_per_kind": {k: [len(v), sum(c[3] for c in v)]
                                                   for k, v in sorted(candidates.items())},
               "without_profile": accuracy(shipped, crops, truth)}
     print(f"test: {len(test)} crops; without a profile {result['without_profile']}", flush=True)
-    ks = [int(v) for v in args.photos.split(",")]
-    result["curve"] = source_curve(shipped, candidates, crops, truth, ks, keep_photos=args.keep_photos)
+    if as_they_are:
+        result["curve"] = source_curve(shipped, candidates, crops, truth, ks, keep_photos=args.keep_photos)
+    if not recoloured:
+        return result
     recoloured_crops = crops[..., ::-1].copy()
     result["recoloured"] = {
         "construction": "the same, with red and blue swapped in every calibration photo and test crop: a palette "
@@ -273,12 +310,7 @@ def main(argv: list[str] | None = None) -> int:
         "without_profile": accuracy(shipped, recoloured_crops, truth),
         "curve": source_curve(shipped, candidates, recoloured_crops, truth, ks, recolour=True)}
     print(f"recoloured: without a profile {result['recoloured']['without_profile']}", flush=True)
-    result["artwork_set"] = artwork_curve(shipped, args.data, args.artwork, ks, per_tile_test=12)
-    result["artwork_set_recoloured"] = artwork_curve(shipped, args.data, args.artwork, ks, per_tile_test=12,
-                                                     recolour=True)
-    write_json(args.json, result)
-    print(f"json: {args.json}")
-    return 0
+    return result
 
 
 if __name__ == "__main__":

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from fanscan.scoring.errors import FanscanError
 from fanscan.vision.classify import TileClassifier
-from fanscan.vision.profile import SetProfile, load_profile, profiled_probabilities, save_profile
+from fanscan.vision.profile import SetProfile, load_profile, profiled_probabilities
 
+from fanscan.calibration.profile_file import save_profile
 from fanscan.calibration.sources import LAYOUT, layout_labels, tiles_from_yolo
 from fanscan.cli import main
 
@@ -114,7 +115,8 @@ def test_calibrate_writes_a_profile_the_photo_command_takes(tmp_path, capsys):
     assert main(["calibrate", str(folder), "--out", str(out), "--views", "2", "--no-loo", "--name", "my set"]) == 0
     profile = load_profile(out)
     assert profile.name == "my set" and profile.details["tiles"] == labels
-    assert main(["photo", str(SAMPLES / "images" / "hand_001.jpg"), "--json", "--self-drawn", "--profile", str(out)]) == 0
+    assert main(["photo", str(SAMPLES / "images" / "hand_001.jpg"), "--json", "--self-drawn",
+                 "--profile", str(out)]) == 0
     assert '"ok": true' in capsys.readouterr().out
 
 

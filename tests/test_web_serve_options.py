@@ -126,3 +126,31 @@ def test_save_labels_refuses_what_is_not_a_confirmed_photo(tmp_path, photo, prop
     body = reply.json()
     assert body["ok"] is False and message in body["error"] and "\n" not in body["error"]
     assert not (dataset / "images").exists() or list((dataset / "images").iterdir()) == []
+
+
+def test_learn_adds_the_confirmed_photo_and_the_next_photos_are_read_with_the_refitted_profile(tmp_path):
+    """`serve --learn`: the confirmed reading with a fix joins the profile's history, the background refit writes
+    the profile and swaps it in, and the next photo's JSON names it."""
+    from fanscan.calibration.learn import read_history
+
+    learned = tmp_path / "table.npz"
+    client = TestClient(create_app(learn=str(learned)))
+    assert client.get("/api/config").json()["learn"] is True
+    first = client.post("/api/photo", files=upload(HAND_001)).json()
+    assert first["profile"] is None  # nothing learned yet: the shipped model
+    fixed = client.post("/api/revise", json={"proposal": first["proposal"], "fixes": {"1": "9s"}}).json()
+    reply = client.post("/api/learn", files=upload(HAND_001), data={"proposal": json.dumps(fixed["proposal"])})
+    assert reply.status_code == 200, reply.text
+    body = reply.json()
+    assert body["entry"] == 1 and body["fixed"] >= 1
+    assert client.app.state.refitter.wait(120) and client.app.state.refitter.last_error is None
+    (entry,) = read_history(learned)
+    assert entry.tiles[0] == "9s" and 0 in entry.hard
+    again = client.post("/api/photo", files=upload(HAND_001)).json()
+    assert again["profile"]["name"] == "table"
+    assert again["proposal"]["tiles"][0]["tile"] == "9s"  # the fix outranks the model on the same tile
+
+
+def test_learn_without_the_option_is_refused(tmp_path):
+    reply = TestClient(create_app()).post("/api/learn", files=upload(HAND_001), data={"proposal": "{}"})
+    assert reply.status_code == 409 and "--learn" in reply.json()["error"]

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import numpy as np
 from fanscan.vision.classify import TileClassifier
-from fanscan.vision.profile import SetProfile, save_profile
+from fanscan.vision.profile import SetProfile
 from fanscan.vision.yolo_data import read_class_names
+
+from fanscan.calibration.profile_file import save_profile
 
 EMBEDDING_SIZE = 160  # the shipped classifier's embedding output
 

@@ -90,15 +90,21 @@ class TileClassifier:
         self.embedding_name = next((o.name for o in outputs if o.name == "embedding"), None)
         self.profile: SetProfile | None = None
         if profile is not None:
-            self.profile = profile if isinstance(profile, SetProfile) else load_profile(profile)
-            if self.embedding_name is None:
-                raise FanscanError(f"{path}: this classifier has no 'embedding' output, so a set profile cannot be "
-                                   f"applied (python -m fanscan.training.embedding_output adds it)")
-            size = next(o.shape[1] for o in outputs if o.name == self.embedding_name)
-            check_profile(self.profile, path, self.sha256, self.info.classes,
-                          size if isinstance(size, int) else self.profile.delta_weight.shape[1])
+            self.use_profile(profile)
         self._mean = np.array(self.info.mean, np.float32).reshape(1, 3, 1, 1)
         self._std = np.array(self.info.std, np.float32).reshape(1, 3, 1, 1)
+
+    def use_profile(self, profile: SetProfile | str | Path) -> None:
+        """Read with `profile` from now on (a server that learns swaps in each refitted one); it must have been
+        built for this model file. One assignment: a reading in another thread sees the old or the new one."""
+        loaded = profile if isinstance(profile, SetProfile) else load_profile(profile)
+        if self.embedding_name is None:
+            raise FanscanError(f"{self.path}: this classifier has no 'embedding' output, so a set profile cannot be "
+                               f"applied (python -m fanscan.training.embedding_output adds it)")
+        size = next(o.shape[1] for o in self.session.get_outputs() if o.name == self.embedding_name)
+        check_profile(loaded, self.path, self.sha256, self.info.classes,
+                      size if isinstance(size, int) else loaded.delta_weight.shape[1])
+        self.profile = loaded
 
     @property
     def sha256(self) -> str:
@@ -148,13 +154,15 @@ class TileClassifier:
         """(N, len(classes)) softmax probabilities for N uint8 BGR crops (with the set profile, when there is one)."""
         if len(crops) == 0:
             return np.zeros((0, len(self.classes)), np.float32)
-        if self.profile is not None:
+        profile = self.profile  # once: a learning server may swap it meanwhile
+        if profile is not None:
             crops = list(crops)
             turned = [np.ascontiguousarray(np.asarray(c)[::-1, ::-1]) for c in crops]  # 180 degrees
             logits, embeddings = self.logits_and_embeddings(crops + turned)
             n = len(crops)
             return profiled_probabilities(logits[:n], embeddings[:n], logits[n:], embeddings[n:],
-                                          self.profile.delta_weight, self.profile.delta_bias, self.classes)
+                                          profile.delta_weight, profile.delta_bias, self.classes,
+                                          profile.moved_indices())
         logits = self.session.run([self.logits_name], {self.input_name: self._prepare(crops)})[0].astype(np.float64)
         logits -= logits.max(axis=1, keepdims=True)
         exp = np.exp(logits)

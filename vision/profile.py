@@ -3,8 +3,11 @@
 A profile stores a correction of the shipped head, not a new head: logits = shipped logits + embedding @ dW.T + db
 (the same as swapping the last layer for W0 + dW, b0 + db, since the head is linear). Rows of `back` and `none` are
 never changed, and at inference their probability comes from the shipped head (the "gate"): a profile fitted on
-tile crops alone would otherwise call a background crop a tile. The tile classes share what is left, by the
-profile's logits averaged over the crop and the crop turned 180 degrees (tiles lie either way up).
+tile crops alone would otherwise call a background crop a tile. The same holds for tile kinds the profile learned
+nothing about (`moved`: the kinds of its calibration crops and the kinds the shipped head read those crops as; all
+tile kinds when None, as in older profiles): a profile built from one hand's 7 kinds must not read every other tile
+as one of them. The moved kinds share what is left, by the profile's logits averaged over the crop and the crop
+turned 180 degrees (tiles lie either way up).
 
 File: one .npz holding `delta_weight` (classes x embedding), `delta_bias` (classes) and `meta`, a JSON string with
 the set's name, source, creation date, the sha256 of the base classifier file, the class list and the measured
@@ -14,15 +17,14 @@ cross-validated accuracy (`fanscan.calibration.fit`). A profile built for anothe
 from __future__ import annotations
 
 import hashlib
+import io
 import json
-import os
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 from fanscan.scoring.errors import FanscanError
-from fanscan.vision.new_files import new_file
 
 FORMAT = "fanscan-set-profile"
 VERSION = 1
@@ -43,11 +45,16 @@ class SetProfile:
     leave_one_out_accuracy: float | None = None
     details: dict = field(default_factory=dict)
     path: Path | None = None
+    moved: tuple[str, ...] | None = None  # the tile kinds the profile re-reads (None: every tile kind)
+
+    def moved_indices(self) -> np.ndarray | None:
+        return None if self.moved is None else np.array([self.classes.index(c) for c in self.moved], np.int64)
 
     def meta(self) -> dict:
         return {"format": FORMAT, "version": VERSION, "name": self.name, "source": self.source,
                 "created": self.created, "base_model_sha256": self.base_model_sha256, "classes": list(self.classes),
-                "leave_one_out_accuracy": self.leave_one_out_accuracy, "details": self.details}
+                "leave_one_out_accuracy": self.leave_one_out_accuracy, "details": self.details,
+                "moved_classes": list(self.moved) if self.moved is not None else None}
 
 
 def file_sha256(path: str | Path) -> str:
@@ -58,23 +65,12 @@ def file_sha256(path: str | Path) -> str:
     return digest.hexdigest()
 
 
-def save_profile(profile: SetProfile, path: str | Path) -> Path:
-    """Write the profile atomically: a temp file in the same folder, renamed into place (never half-written)."""
-    path = Path(path)
-    if path.suffix.lower() != ".npz":
-        raise FanscanError(f"{path}: a profile file must end in .npz")
-    if not path.parent.is_dir():
-        raise FanscanError(f"{path.parent}: no such folder for the profile")
-    handle, tmp = new_file(path.parent, path.name, ".tmp")  # the user's umask, not mkstemp's 0600
-    try:
-        with os.fdopen(handle, "wb") as out:
-            np.savez(out, delta_weight=profile.delta_weight.astype(np.float32),
-                     delta_bias=profile.delta_bias.astype(np.float32), meta=np.array(json.dumps(profile.meta())))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+def profile_bytes(profile: SetProfile) -> bytes:
+    """The profile file's bytes (`fanscan.calibration.profile_file.save_profile` writes them whole)."""
+    buffer = io.BytesIO()
+    np.savez(buffer, delta_weight=profile.delta_weight.astype(np.float32),
+             delta_bias=profile.delta_bias.astype(np.float32), meta=np.array(json.dumps(profile.meta())))
+    return buffer.getvalue()
 
 
 def load_profile(path: str | Path) -> SetProfile:
@@ -101,9 +97,14 @@ def load_profile(path: str | Path) -> SetProfile:
     if not (np.all(np.isfinite(weight)) and np.all(np.isfinite(bias))):
         raise FanscanError(f"{path}: damaged profile (weights are not finite numbers)")
     loo = meta.get("leave_one_out_accuracy")
+    moved = meta.get("moved_classes")
+    if moved is not None and (not isinstance(moved, list) or not set(map(str, moved)) <= set(classes)
+                              or set(map(str, moved)) & set(GATE_CLASSES)):
+        raise FanscanError(f"{path}: damaged profile (moved_classes is not a list of its tile classes)")
     return SetProfile(str(meta.get("name", "")), str(meta.get("source", "")), str(meta.get("created", "")),
                       str(meta.get("base_model_sha256", "")), classes, weight, bias,
-                      float(loo) if loo is not None else None, dict(meta.get("details") or {}), path)
+                      float(loo) if loo is not None else None, dict(meta.get("details") or {}), path,
+                      tuple(str(c) for c in moved) if moved is not None else None)
 
 
 def check_profile(profile: SetProfile, model_path: Path, model_sha256: str, classes: tuple[str, ...],
@@ -123,19 +124,22 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return exp / exp.sum(axis=1, keepdims=True)
 
 
-def gate_indices(classes: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Indices of the tile classes and of the gate classes (back, none) in `classes`."""
-    gate = np.array([i for i, c in enumerate(classes) if c in GATE_CLASSES], np.int64)
-    tiles = np.array([i for i, c in enumerate(classes) if c not in GATE_CLASSES], np.int64)
-    return tiles, gate
+def gate_indices(classes: tuple[str, ...], moved: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of the classes the profile re-reads (`moved`; by default every tile class) and of the others, which
+    the shipped head decides (the gate: back, none, and tile kinds the profile knows nothing of)."""
+    if moved is None:
+        moved = np.array([i for i, c in enumerate(classes) if c not in GATE_CLASSES], np.int64)
+    inside = np.zeros(len(classes), bool)
+    inside[moved] = True
+    return np.flatnonzero(inside), np.flatnonzero(~inside)
 
 
 def profiled_probabilities(shipped_logits: np.ndarray, embeddings: np.ndarray, turned_logits: np.ndarray,
                            turned_embeddings: np.ndarray, delta_weight: np.ndarray, delta_bias: np.ndarray,
-                           classes: tuple[str, ...]) -> np.ndarray:
-    """Probabilities with a profile: back/none from the shipped head on the crop as it is; the tiles share the rest
-    by the corrected logits averaged over the crop and its 180-degree turn."""
-    tiles, gate = gate_indices(classes)
+                           classes: tuple[str, ...], moved: np.ndarray | None = None) -> np.ndarray:
+    """Probabilities with a profile: back/none (and the kinds not `moved`) from the shipped head on the crop as it
+    is; the moved kinds share the rest by the corrected logits averaged over the crop and its 180-degree turn."""
+    tiles, gate = gate_indices(classes, moved)
     shipped = softmax(shipped_logits.astype(np.float64))
     corrected = (shipped_logits + embeddings @ delta_weight.T + delta_bias
                  + turned_logits + turned_embeddings @ delta_weight.T + delta_bias) / 2

@@ -28,7 +28,14 @@ from fanscan.batch_progress import Progress
 from fanscan.batch_rows import PhotoJob, score_job
 from fanscan.batch_settings import batch_settings, check_settings, normalised, record_settings
 from fanscan.batch_table import COLUMNS, TableContents, TableWriter, check_table_name, clear_table, read_table, sidecar
-from fanscan.commands.photo import add_context_arguments, add_profile_argument, add_review_arguments
+from fanscan.commands.photo import (
+    add_context_arguments,
+    add_profile_argument,
+    add_review_arguments,
+    profile_line,
+    profile_note,
+    used_profile,
+)
 from fanscan.scoring.errors import FanscanError
 
 __all__ = ["COLUMNS", "add_parser", "run", "score_photo"]
@@ -113,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
         start_worker_fork_server()  # the workers' imports run while this process reads the table and the folder
     settings = batch_settings(args)
     progress = Progress(0, args.json_progress)
+    if args.profile:
+        progress.note(profile_line(profile_note(used_profile(args.profile))))
     with ExitStack() as stack:
         contents = TableContents()
         own_files: frozenset[Path] = frozenset()

@@ -29,31 +29,51 @@ def add_parser(subparsers) -> None:
         "calibrate", help="build a set profile from labelled photos of your own tiles (seconds, no torch)",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("sources", nargs="+", metavar="SOURCE",
+    parser.add_argument("sources", nargs="*", metavar="SOURCE",
                         help="YOLO-layout folder, or laid-out photo of the 42 tiles (see above)")
-    parser.add_argument("--out", required=True, metavar="PROFILE.npz", help="profile file to write")
+    parser.add_argument("--out", metavar="PROFILE.npz",
+                        help="profile file to write (its data and history go beside it, in PROFILE.learn/; a new "
+                             "calibration starts a new history)")
     parser.add_argument("--name", help="name of the tile set (default: the profile's file name)")
     parser.add_argument("--views", type=int, default=None, help="augmented views per tile (default 48)")
     parser.add_argument("--no-loo", action="store_true",
                         help="skip the cross-validation (faster; the correction strength is then the default)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the augmented views")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar, only the closing line")
+    history = parser.add_argument_group("a profile's history (what --learn added)")
+    history.add_argument("--history", metavar="PROFILE.npz", help="list the profile's history, one line an entry")
+    history.add_argument("--remove", nargs=2, metavar=("N", "PROFILE.npz"),
+                         help="remove history entry N ('last' for the newest) and refit the profile")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.history or args.remove:
+        if args.sources or args.out:
+            raise FanscanError("--history and --remove take a profile alone (no SOURCE, no --out)")
+        if args.history and args.remove:
+            raise FanscanError("give --history or --remove, not both")
+        return show_history(Path(args.history)) if args.history else remove(args.remove[0], Path(args.remove[1]),
+                                                                             args.quiet)
+    if not args.sources or not args.out:
+        raise FanscanError("calibrate needs SOURCE... and --out PROFILE.npz (or --history / --remove PROFILE.npz)")
+    return calibrate(args)
+
+
+def calibrate(args: argparse.Namespace) -> int:
     from fanscan.calibration.fit import FitSettings, fit_profile
+    from fanscan.calibration.learn import Entry, data_folder, save_entry_data, write_history
+    from fanscan.calibration.profile_file import check_profile_path, save_profile
+    from fanscan.calibration.progress import ProgressBar
     from fanscan.calibration.sources import read_sources
     from fanscan.vision.classify import TileClassifier
     from fanscan.vision.detect import default_detector
-    from fanscan.vision.profile import SetProfile, save_profile
+    from fanscan.vision.profile import SetProfile
 
-    out = Path(args.out)
-    if out.suffix.lower() != ".npz":
-        raise FanscanError(f"{out}: a profile file must end in .npz")
-    if not out.parent.is_dir():
-        raise FanscanError(f"{out.parent}: no such folder for the profile")
-    if out.exists() and not out.is_file():
-        raise FanscanError(f"{out}: not a file (a profile is one .npz file)")
+    out = check_profile_path(args.out)
+    folder = data_folder(out)
+    if folder.exists() and not folder.is_dir():
+        raise FanscanError(f"{folder}: not a folder (it holds the profile's data)")
     if args.views is not None and not 0 <= args.views <= 1000:
         raise FanscanError(f"--views {args.views}: give 0 to 1000 views per tile")
     started = time.perf_counter()
@@ -61,39 +81,101 @@ def run(args: argparse.Namespace) -> int:
     tiles = read_sources(args.sources, default_detector, classifier)
     settings = FitSettings(seed=args.seed) if args.views is None else FitSettings(views=args.views, seed=args.seed)
     kinds = len({t.tile for t in tiles})
-    print(f"{len(tiles)} calibration tiles of {kinds} kinds from {len({t.photo for t in tiles})} photos",
-          file=sys.stderr)
-    fitted = fit_profile(classifier, tiles, settings, with_loo=not args.no_loo)
+    if not args.quiet:
+        print(f"{len(tiles)} calibration tiles of {kinds} kinds from {len({t.photo for t in tiles})} photos",
+              file=sys.stderr)
+    bar = ProgressBar(enabled=False if args.quiet else None)
+    try:
+        fitted = fit_profile(classifier, tiles, settings, progress=bar, with_loo=not args.no_loo)
+    finally:
+        bar.close()
     loo = fitted["leave_one_out"]
     seconds = round(time.perf_counter() - started, 1)
+    created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    source = " ".join(str(Path(s)) for s in args.sources)
     profile = SetProfile(
-        name=args.name or out.stem, source=" ".join(str(Path(s)) for s in args.sources),
-        created=datetime.now(timezone.utc).isoformat(timespec="seconds"), base_model_sha256=classifier.sha256,
+        name=args.name or out.stem, source=source, created=created, base_model_sha256=classifier.sha256,
         classes=tuple(classifier.classes), delta_weight=fitted["delta"][0], delta_bias=fitted["delta"][1],
-        leave_one_out_accuracy=loo["accuracy"] if loo else None,
+        moved=fitted["moved"], leave_one_out_accuracy=loo["accuracy"] if loo else None,
         details={"leave_one_out": loo, "penalty": fitted["penalty"], "tiles": len(tiles), "photos": fitted["photos"],
                  "tile_counts": fitted["tile_counts"], "settings": fitted["settings"],
                  "crops_embedded": fitted["crops_embedded"], "seconds": seconds,
                  "base_model": classifier.path.name},
     )
+    # The data first, then the history naming it, then the profile: each file whole (see calibration.learn).
+    entry = Entry(1, "calibrate", source, created, [t.tile for t in tiles], [], None, [t.photo for t in tiles])
+    if folder.exists():
+        for old in folder.glob("entry-*.npz"):
+            old.unlink()
+    save_entry_data(out, entry, fitted["data"])
+    write_history(out, [entry])
     save_profile(profile, out)
-    missing = 42 - len([k for k in fitted["tile_counts"] if k not in ("back", "none")])
-    print(describe_strength(fitted["penalty"], loo))
-    if loo and loo["accuracy"] is not None:
-        print(f"cross-validated accuracy (by {loo['left_out']}, {loo['folds']} folds): {loo['accuracy']} with the "
-              f"profile, {loo['accuracy_without_profile']} without ({loo['tested']} tiles)")
-        if loo["accuracy"] < loo["accuracy_without_profile"]:
-            print("warning: the profile reads left-out calibration tiles worse than the shipped model does; "
-                  "more calibration photos a tile (or none) may serve better", file=sys.stderr)
-    print(f"profile {profile.name!r} written to {out} in {seconds} s"
-          + (f"; {missing} tile kinds had no calibration photo (the shipped model reads them)" if missing > 0 else ""))
+    if loo and loo["accuracy"] is not None and loo["accuracy"] < loo["accuracy_without_profile"] and not args.quiet:
+        print("warning: the profile reads held-out calibration crops worse than the shipped model does; "
+              "more calibration photos a tile (or none) may serve better", file=sys.stderr)
+    print(learned_line(profile, fitted["tile_counts"], loo, fitted["penalty"], out, seconds))
     return 0
 
 
-def describe_strength(penalty: float | None, loo: dict | None) -> str:
-    """One line: how strongly the profile corrects the shipped head, and how that strength was chosen."""
+def learned_line(profile, counts: dict[str, int], loo: dict | None, penalty: float | None, out: Path,
+                 seconds: float) -> str:
+    """The one closing line: what the profile learned, how held-out crops read with and without it, and where."""
+    kinds = len([k for k in counts if k not in ("back", "none")])
+    missing = 42 - kinds
+    learned = f"learned {kinds} tile kinds from {sum(counts.values())} tiles"
+    if missing > 0:
+        learned += f" ({missing} kinds had no photo: the shipped model reads them)"
+    if loo and loo["accuracy"] is not None:
+        how = (f"held-out {loo['left_out']} read {loo['accuracy']:.3f} with the profile, "
+               f"{loo['accuracy_without_profile']:.3f} without; {describe_strength(penalty)}")
+    else:
+        how = f"no cross-validation; {describe_strength(penalty)}"
+    return f"{learned}; {how}; profile {profile.name!r} written to {out} in {seconds} s"
+
+
+def describe_strength(penalty: float | None) -> str:
+    """How far the profile moves from the shipped head."""
     if penalty is None:
-        return (f"the shipped head read the left-out calibration tiles best ({loo['chosen_by']}): the profile makes "
-                "no correction (it still reads each tile both ways up)")
-    how = loo["chosen_by"] if loo else "default (--no-loo)"
-    return f"correction strength: L2 penalty {penalty} toward the shipped head, {how}"
+        return "the shipped head kept (no correction; each tile is still read both ways up)"
+    if penalty == 0:
+        return "a free head on the embedding (no penalty toward the shipped head)"
+    return f"correction with L2 penalty {penalty:g} toward the shipped head"
+
+
+def show_history(profile: Path) -> int:
+    from fanscan.calibration.learn import read_history
+
+    if not profile.exists() and not (profile.with_name(f"{profile.stem}.learn")).exists():
+        raise FanscanError(f"{profile}: profile file not found")
+    entries = read_history(profile)
+    if not entries:
+        print(f"{profile}: no history (made before profiles kept one, or its data folder was removed)")
+    for entry in entries:
+        print(entry.summary())
+    return 0
+
+
+def remove(which: str, profile: Path, quiet: bool) -> int:
+    from fanscan.calibration.learn import read_history, refit, remove_entry
+    from fanscan.vision.classify import TileClassifier
+
+    if which != "last" and not which.isdigit():
+        raise FanscanError(f"--remove {which}: give an entry number (see --history) or 'last'")
+    if not read_history(profile):
+        raise FanscanError(f"{profile}: no history (nothing to remove)")
+    number = None if which == "last" else int(which)
+    entries = read_history(profile)
+    if number is not None and number not in [e.number for e in entries]:
+        raise FanscanError(f"{profile}: no history entry {number} (entries: "
+                           f"{', '.join(str(e.number) for e in entries)})")
+    if len(entries) == 1:
+        raise FanscanError(f"{profile}: entry {entries[0].number} is its only one; delete the profile instead")
+    classifier = TileClassifier()
+    started = time.perf_counter()
+    removed = remove_entry(profile, number)
+    fitted = refit(profile, classifier)
+    if not quiet:
+        print(f"removed: {removed.summary()}", file=sys.stderr)
+    print(learned_line(fitted, fitted.details["tile_counts"], fitted.details["leave_one_out"],
+                       fitted.details["penalty"], profile, round(time.perf_counter() - started, 1)))
+    return 0

@@ -16,6 +16,7 @@ import json
 import sys
 import time
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fanscan import exit_status
@@ -61,9 +62,42 @@ def context_from_args(args: argparse.Namespace, photo_flowers: list[str] | tuple
     return context
 
 
-def add_profile_argument(parser: argparse.ArgumentParser) -> None:
+def add_profile_argument(parser: argparse.ArgumentParser, learn: bool = False) -> None:
     parser.add_argument("--profile", metavar="PROFILE.npz",
                         help="set profile of your own tiles, made by fanscan calibrate")
+    if learn:
+        parser.add_argument("--learn", metavar="PROFILE.npz",
+                            help="learn as you play: read with this profile (created if new) and add each confirmed "
+                                 "photo's tiles, with your fixes, to it, then refit it (fanscan calibrate --history "
+                                 "PROFILE lists what it learned, --remove N PROFILE undoes one)")
+
+
+def profile_in_use(args: argparse.Namespace) -> str | None:
+    """The profile file photos are read with: --profile, or --learn's once it exists; both at once must agree."""
+    learn = getattr(args, "learn", None)
+    if learn:
+        from fanscan.calibration.learn import check_profile_path
+
+        check_profile_path(learn)
+        if args.profile and Path(args.profile).resolve() != Path(learn).resolve():
+            raise FanscanError(f"--profile {args.profile} and --learn {learn}: give one profile (--learn reads with "
+                               "the profile it learns)")
+        return learn if Path(learn).exists() else None
+    return args.profile
+
+
+def profile_note(profile) -> dict | None:
+    """Which set profile reads the photos, for the JSON (`profile`) and the one line that says so."""
+    if profile is None:
+        return None
+    return {"name": profile.name, "path": str(profile.path) if profile.path else None,
+            "created": profile.created, "tiles": profile.details.get("tiles")}
+
+
+def profile_line(note: dict | None) -> str:
+    if note is None:
+        return "fanscan: read with the shipped model (no set profile)"
+    return f"fanscan: read with the set profile {note['name']!r} ({note['path']})"
 
 
 def add_parser(subparsers) -> None:
@@ -82,7 +116,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--rules", choices=("mcr", "hk"), default="mcr", help="rule set (default mcr)")
     parser.add_argument("--tiles", choices=("ascii", "unicode", "en", "zh"), default="ascii",
                         help="how tiles are shown in the score breakdown (default ascii)")
-    add_profile_argument(parser)
+    add_profile_argument(parser, learn=True)
     add_context_arguments(parser)
     add_review_arguments(parser)
     parser.set_defaults(run=run)
@@ -165,10 +199,44 @@ def accepted_hand(proposal: HandProposal, args: argparse.Namespace, can_correct:
     return hand
 
 
+def learn_from(args: argparse.Namespace, proposal: HandProposal, hand: Hand | None = None) -> None:
+    """--learn: the confirmed photo's tiles join the profile, which is refitted before the command exits (a second
+    or two for a hand; the line says so). As --save-labels, a typed hand whose tiles differ from the photo's teaches
+    nothing."""
+    if not getattr(args, "learn", None):
+        return
+    from fanscan.calibration.learn import learn_photo, refit
+    from fanscan.vision.pipeline import default_pipeline
+
+    if hand is not None:
+        from fanscan.scoring import parse_hand
+
+        proposed = sorted(parse_hand(proposal.hand).all_tiles()) if proposal.hand.strip() else []
+        if sorted(hand.all_tiles()) != proposed:
+            print("fanscan: not learned: the typed hand's tiles differ from the photo's tiles (correct tiles with "
+                  "'fix N TILE' to teach them)", file=sys.stderr)
+            return
+    started = time.perf_counter()
+    classifier = default_pipeline(profile_in_use(args)).classifier
+    entry = learn_photo(args.learn, args.image, proposal, classifier)
+    fitted = refit(args.learn, classifier)
+    loo = fitted.details.get("leave_one_out") or {}
+    held_out = (f"; held-out crops read {loo['accuracy']:.3f} with it, {loo['accuracy_without_profile']:.3f} "
+                "without" if loo.get("accuracy") is not None else "")
+    print(f"fanscan: learned from this photo (history entry {entry.number}: {len(entry.tiles)} tiles, "
+          f"{len(entry.hard)} the model had read wrong); profile {fitted.name!r} refitted before exiting in "
+          f"{time.perf_counter() - started:.1f} s{held_out}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.learn and args.json:
+        raise FanscanError("--learn learns from a confirmed hand: run without --json (interactively, or with --yes)")
     if args.json:
         return _run_json(args)
-    proposal = read_photo(args.image, args.annotate, args.profile)
+    proposal = read_photo(args.image, args.annotate, profile_in_use(args))
+    note = profile_note(used_profile(profile_in_use(args)))
+    if note is not None or args.learn:  # the shipped model alone is the default: said only when learning starts
+        print(profile_line(note), file=sys.stderr)
     if args.yes:
         proposal = settled(proposal, args)
         defaults = context_from_args(args, proposal.flowers)
@@ -178,12 +246,14 @@ def run(args: argparse.Namespace) -> int:
                        variant=args.variant)
         save_confirmed_photo(args.save_labels, args.image, proposal)
         print(score_command.render(result, args.tiles))
+        learn_from(args, proposal)
         return score_command.status_of(result)
     prompter = Prompter()
     confirmed = confirm_hand(proposal, prompter)
     hand, proposal = confirmed.hand, confirmed.proposal
     # A typed hand's tiles may not be the photo's; a hand the user accepted (or added the unseen tile to) is.
     save_confirmed_photo(args.save_labels, args.image, proposal, hand if confirmed.typed else None)
+    learn_from(args, proposal, hand)
     if hand.context is not None:  # the typed hand string said it all
         result = score(hand, None, rules=args.rules, variant=args.variant)
     else:
@@ -204,7 +274,8 @@ def photo_json(image: str, args: argparse.Namespace, name: str | None = None) ->
     upload's own file name)."""
     out: dict = {"ok": False, "image": name or image, "proposal": None}
     try:
-        proposal = settled(read_photo(image, args.annotate, args.profile), args)
+        out["profile"] = profile_note(used_profile(profile_in_use(args)))
+        proposal = settled(read_photo(image, args.annotate, profile_in_use(args)), args)
         if name is not None:
             proposal.image = name
         out["proposal"] = proposal.to_dict()
@@ -216,6 +287,15 @@ def photo_json(image: str, args: argparse.Namespace, name: str | None = None) ->
     out.update(ok=True, hand=result.hand, score=result.to_dict())
     save_confirmed_photo(args.save_labels, image, proposal)
     return out
+
+
+def used_profile(profile: str | None):
+    """The loaded profile the pipeline reads with (None: the shipped model alone)."""
+    if not profile:
+        return None
+    from fanscan.vision.pipeline import default_pipeline
+
+    return default_pipeline(profile).classifier.profile
 
 
 def _run_json(args: argparse.Namespace) -> int:

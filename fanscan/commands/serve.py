@@ -13,7 +13,7 @@ import socket
 import sys
 from pathlib import Path
 
-from fanscan.commands.photo import add_profile_argument
+from fanscan.commands.photo import add_profile_argument, profile_in_use, profile_line, profile_note
 from fanscan.scoring.errors import FanscanError
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -28,7 +28,7 @@ def add_parser(subparsers) -> None:
                         help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every network)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--rules", choices=("mcr", "hk"), default="mcr", help="the page's rule set (default mcr)")
-    add_profile_argument(parser)
+    add_profile_argument(parser, learn=True)
     parser.add_argument("--save-labels", metavar="DATASET",
                         help="when the user scores a photo's hand, add the photo and its corrected labels to this "
                              "YOLO dataset folder (created if new), as fanscan photo --save-labels does")
@@ -73,20 +73,25 @@ def run(args: argparse.Namespace) -> int:
     check_port_free(args.host, args.port)
     # Load the models now, not on the first photo; a bad profile is one error here, not one per photo. The photo
     # requests name the same profile, so they find this pipeline in default_pipeline's cache.
-    pipeline = default_pipeline(args.profile)
+    profile_file = profile_in_use(args)
+    pipeline = default_pipeline(profile_file)
     profile = pipeline.classifier.profile
-    profile_name = (profile.name or Path(args.profile).stem) if profile is not None else None
+    profile_name = (profile.name or Path(profile_file).stem) if profile is not None else None
     if args.host not in LOCAL_HOSTS:
         where = lan_address() if args.host in ("0.0.0.0", "::") else args.host
         print(f"fanscan: warning: listening on {args.host}: every device that can reach this machine can use the "
               "page and send it photos (there is no login).", file=sys.stderr)
         if where:
             print(f"fanscan: on a phone on the same network open http://{where}:{args.port}/", file=sys.stderr)
-    if profile_name is not None:
-        print(f"fanscan: photos are read with the set profile {profile_name!r} ({args.profile})", file=sys.stderr)
+    if profile is not None or args.learn:
+        print(profile_line(profile_note(profile)), file=sys.stderr)
+    if args.learn:
+        print(f"fanscan: each scored photo's tiles, with your fixes, are learned into {args.learn} (refitted in the "
+              "background; fanscan calibrate --history / --remove N to look back or undo)", file=sys.stderr)
     if args.save_labels:
         print(f"fanscan: each scored photo and its corrected labels are kept in {args.save_labels}", file=sys.stderr)
     print(f"fanscan: serving on http://{args.host}:{args.port}/ (API docs at /docs; Ctrl-C stops)", file=sys.stderr)
-    app = create_app(rules=args.rules, profile=args.profile, profile_name=profile_name, save_labels=args.save_labels)
+    app = create_app(rules=args.rules, profile=profile_file, profile_name=profile_name, save_labels=args.save_labels,
+                     learn=args.learn)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0

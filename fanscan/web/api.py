@@ -48,6 +48,7 @@ def config(request: Request) -> dict[str, Any]:
     scored photos with their labels (`fanscan serve --save-labels`)."""
     return {"rules": request.app.state.rules, "max_upload_mb": request.app.state.max_upload_bytes // 2**20,
             "profile": request.app.state.profile_name, "save_labels": request.app.state.save_labels is not None,
+            "learn": request.app.state.learn is not None,
             "tiles": [{"id": t, "en": ENGLISH_NAMES[t], "zh": CHINESE_NAMES[t]} for t in ALL_TILE_IDS],
             "rule_sets": {name: {"dropped_heading": rule_set.dropped_heading, "dropped_by": rule_set.dropped_by}
                           for name, rule_set in ((n, get_rule_set(n)) for n in ("mcr", "hk"))}}
@@ -134,6 +135,35 @@ def save_labels(request: Request, photo: PhotoField,
     labels = len([line for line in label_file.read_text(encoding="utf-8").splitlines() if line.strip()])
     return {"ok": True, "image": saved.relative_to(dataset).as_posix(),
             "labels_file": label_file.relative_to(dataset).as_posix(), "labels": labels}
+
+
+@router.post("/learn", responses={409: {"description": "the server was started without --learn"}})
+def learn(request: Request, photo: PhotoField,
+          proposal: Annotated[str, Form(description="the confirmed proposal as JSON: as /api/photo or /api/revise "
+                                                    "last returned it, after every fix")]) -> dict[str, Any]:
+    """Learn as you play (`fanscan serve --learn PROFILE`): the confirmed photo's tiles, with the user's fixes, join
+    the profile's data (one history line), and the profile is refitted in the background; the next photos are read
+    with it once that is done. Answers the history entry: its number, tiles, and how many the model had read wrong."""
+    from fanscan.calibration.learn import learn_photo
+    from fanscan.vision.pipeline import default_pipeline
+
+    profile = request.app.state.learn
+    if profile is None:
+        raise HTTPException(409, "this server does not learn: start it with fanscan serve --learn PROFILE.npz")
+    try:
+        confirmed = _proposal(json.loads(proposal))
+    except json.JSONDecodeError as error:
+        raise FanscanError(f"proposal: not JSON ({error.msg} at character {error.pos})") from None
+    with uploaded_file(photo) as (path, name):
+        try:
+            entry = learn_photo(profile, path, confirmed, default_pipeline(request.app.state.profile).classifier,
+                                name=name)
+        except FanscanError as error:
+            raise FanscanError(without_folder(str(error), path)) from None
+    refitter = request.app.state.refitter
+    refitter.request()
+    return {"ok": True, "entry": entry.number, "tiles": len(entry.tiles), "fixed": len(entry.hard),
+            "refitting": True, "last_refit_error": refitter.last_error}
 
 
 @router.post("/score")

@@ -31,11 +31,28 @@ def _one_line(error: RequestValidationError) -> str:
     return "; ".join(parts)
 
 
+def learning_refitter(app: FastAPI):
+    """The background refit of `--learn`: each new profile is swapped into the pipeline the photos are read with."""
+    from fanscan.calibration.learn import BackgroundRefit
+    from fanscan.vision.classify import TileClassifier
+    from fanscan.vision.pipeline import default_pipeline
+
+    def swap_in(profile) -> None:
+        default_pipeline(str(app.state.learn)).classifier.use_profile(profile)
+        app.state.profile = str(app.state.learn)
+        app.state.profile_name = profile.name
+
+    return BackgroundRefit(app.state.learn, TileClassifier, swap_in)
+
+
 def create_app(rules: str = "mcr", max_upload_bytes: int = MAX_UPLOAD_BYTES, profile: str | None = None,
-               profile_name: str | None = None, save_labels: str | Path | None = None) -> FastAPI:
+               profile_name: str | None = None, save_labels: str | Path | None = None,
+               learn: str | Path | None = None) -> FastAPI:
     """The app; `rules` is the page's default rule set (a request may name another); `profile`: the set profile
     file photos are read with (`profile_name` is what the page calls it); `save_labels`: the YOLO dataset folder
-    where `POST /api/save-labels` keeps a scored photo and its labels (without it, that endpoint refuses)."""
+    where `POST /api/save-labels` keeps a scored photo and its labels (without it, that endpoint refuses); `learn`:
+    the profile `POST /api/learn` adds a scored photo's tiles to and refits in the background (`calibration.learn`;
+    photos are read with it once it exists)."""
     app = FastAPI(title="fanscan", summary="Score a finished mahjong hand from a photo, every fan explained.",
                   docs_url="/docs", redoc_url=None)
     app.state.rules = rules
@@ -43,6 +60,8 @@ def create_app(rules: str = "mcr", max_upload_bytes: int = MAX_UPLOAD_BYTES, pro
     app.state.profile = profile
     app.state.profile_name = profile_name if profile_name is not None else (Path(profile).stem if profile else None)
     app.state.save_labels = Path(save_labels) if save_labels else None
+    app.state.learn = Path(learn) if learn else None
+    app.state.refitter = learning_refitter(app) if learn else None
 
     @app.exception_handler(FanscanError)
     async def user_error(_: Request, error: FanscanError) -> JSONResponse:

@@ -9,7 +9,7 @@ const state = {
   // for `fanscan serve --save-labels`: the photo as sent ({blob, name}; sent again with the confirmed reading),
   // whether the hand being scored is that reading (not a typed one), and whether this photo was kept already
   // (once per photo)
-  file: null, handFromPhoto: false, photoKept: false,
+  file: null, handFromPhoto: false, photoKept: false, photoLearned: false,
   // The photo being read: each choice gets the next number, and only the answer for the latest one is drawn (an
   // earlier upload still in flight is cancelled, and its answer dropped should it come anyway).
   photoNumber: 0, photoUpload: null,
@@ -145,6 +145,7 @@ function clearProposal() {
   state.fixes = {};
   state.winning = null;
   state.photoKept = false;
+  state.photoLearned = false;
   state.waits = [];
   state.addedTile = null;
   for (const id of ["photo-view", "legend", "to-context", "take-suggestion", "waits"]) $(id).hidden = true;
@@ -473,6 +474,7 @@ async function scoreHand() {
     drawScore(reply.body);
     show("screen-score");
     if (state.config.save_labels && state.handFromPhoto && !state.photoKept) await keepPhoto();
+    if (state.config.learn && state.handFromPhoto && !state.photoLearned) await learnPhoto();
   } catch (error) {
     $("context-error").textContent = error.message; // impossible combinations: the engine's own words
   }
@@ -492,6 +494,24 @@ async function keepPhoto() {
     note.textContent = `Photo and ${reply.body.labels} tile labels kept for training: ${reply.body.image}`;
   } catch (error) {
     note.textContent = `The photo was not kept: ${error.message}`;
+    note.classList.add("error");
+  }
+}
+
+// Learning as you play (a server started with --learn): the confirmed reading, fixes and all, teaches the profile.
+async function learnPhoto() {
+  const note = $("learned-note");
+  note.classList.remove("error");
+  const form = new FormData();
+  form.append("photo", state.file.blob, state.file.name);
+  form.append("proposal", JSON.stringify(state.proposal));
+  try {
+    const reply = await api("/api/learn", {method: "POST", body: form});
+    state.photoLearned = true;
+    const fixed = reply.body.fixed ? `, ${reply.body.fixed} of them fixed` : "";
+    note.textContent = `Learned ${reply.body.tiles} tiles from this photo${fixed}; your set profile is being updated`;
+  } catch (error) {
+    note.textContent = `Not learned: ${error.message}`;
     note.classList.add("error");
   }
 }

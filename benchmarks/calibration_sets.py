@@ -1,0 +1,172 @@
+"""The calibration curve on the two shared real sets of other makers' tiles (development only, never trained on).
+
+Imported by `benchmarks/calibration_curve.py` (`--sets`), which writes the JSON.
+
+- `riichi-table-leomiura`: one riichi set on an automatic table, 67 frames, 7-9 tiles each. Frames come in bursts;
+  a scene is a run of frames less than `SCENE_GAP_S` seconds apart by the timestamp in the file name (SOURCE.md).
+  Scenes alternate (in time order) into two halves; for k photos a tile, k labelled boxes of each kind are taken
+  from one half (from different frames as far as there are, then cycling), the profile is built from them, and every
+  box of the other half is the test; then the halves swap, and the figures are pooled over both directions.
+- `hk-crops-justinchan`: 73 single-tile crops of two or three Hong Kong-style sets. Leave one crop out: for each
+  crop, a profile from at most k of the other crops of each kind reads it. Every crop's views are embedded once;
+  each fit takes its tiles' rows (`calibration.fit.subset`).
+
+Test crops are cut as `benchmarks/eval_classifier.py` cuts a labelled box (`crop_box`), read with and without the
+profile by `TileClassifier.probabilities` (a profile reads each crop and its 180-degree turn).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+
+import cv2
+import numpy as np
+from fanscan.vision.classify import TileClassifier
+from fanscan.vision.crops import crop_box, quad_from_box
+from fanscan.vision.dataset_classes import guess_table
+from fanscan.vision.profile import SetProfile
+from fanscan.vision.yolo_data import find_data_yaml, iter_split, read_class_names
+
+from fanscan.calibration.fit import FitSettings, embed, fit_embedded, subset
+from fanscan.calibration.sources import CalibrationTile, context_tile
+
+SCENE_GAP_S = 20.0
+STAMP = re.compile(r"(\d{4})-(\d{2})-(\d{2})-(\d{2})-(\d{2})-(\d{2})")
+
+
+def labelled_boxes(folder: Path) -> list[tuple[Path, tuple[float, float, float, float], str]]:
+    """(image, box in pixels, tile id) of every labelled box of a YOLO-layout folder."""
+    names = read_class_names(find_data_yaml(folder))
+    table = guess_table(names)
+    out = []
+    for item in iter_split(folder):
+        if not item.boxes:
+            continue
+        image = cv2.imread(str(item.image_path), cv2.IMREAD_COLOR)
+        h, w = image.shape[:2]
+        for box in item.boxes:
+            x0, y0, x1, y1 = box.to_pixels(w, h)
+            x0, y0, x1, y1 = max(0.0, x0), max(0.0, y0), min(float(w), x1), min(float(h), y1)
+            if x1 - x0 >= 4 and y1 - y0 >= 4:
+                out.append((item.image_path, (x0, y0, x1, y1), table[names[box.class_index]]))
+    return out
+
+
+def scene_of_frames(frames: list[str]) -> dict[str, int]:
+    """Scene number of each frame name (see the module doc)."""
+    stamps = sorted((datetime(*map(int, STAMP.search(f).groups())).timestamp(), f) for f in frames)
+    scene, last, out = -1, None, {}
+    for stamp, frame in stamps:
+        if last is None or stamp - last >= SCENE_GAP_S:
+            scene += 1
+        out[frame] = scene
+        last = stamp
+    return out
+
+
+def tile_of(box: tuple, images: dict[Path, np.ndarray]) -> CalibrationTile:
+    path, (x0, y0, x1, y1), tile = box
+    return context_tile(images[path], quad_from_box(x0, y0, x1, y1), tile, path.name)
+
+
+def first_k_per_kind(boxes: list[tuple], k: int) -> list[tuple]:
+    """k boxes of each kind, from different frames as far as there are (round-robin over frames), then cycling."""
+    by_kind: dict[str, dict[str, list[tuple]]] = defaultdict(lambda: defaultdict(list))
+    for box in boxes:
+        by_kind[box[2]][box[0].name].append(box)
+    chosen = []
+    for kind in sorted(by_kind):
+        frames = by_kind[kind]
+        order = [frames[f][i] for i in range(max(len(v) for v in frames.values())) for f in sorted(frames)
+                 if i < len(frames[f])]
+        chosen.extend(order[i % len(order)] for i in range(min(k, len(order))))
+    return chosen
+
+
+def read_accuracy(classifier: TileClassifier, crops: np.ndarray, truth: list[str]) -> tuple[int, int]:
+    predicted = classifier.probabilities(crops).argmax(axis=1)
+    return int(sum(classifier.classes[p] == t for p, t in zip(predicted, truth, strict=True))), len(truth)
+
+
+def profile_of(shipped: TileClassifier, fitted: dict, name: str) -> TileClassifier:
+    return TileClassifier(profile=SetProfile(name, "benchmark", "", shipped.sha256, tuple(shipped.classes),
+                                             fitted["delta"][0], fitted["delta"][1], moved=fitted.get("moved")))
+
+
+def choice_of(fitted: dict) -> dict:
+    """What the fit chose and on what evidence (whatever the fit's version reports)."""
+    loo = fitted.get("leave_one_out") or {}
+    return {key: loo.get(key) for key in ("chosen_by", "accuracy", "accuracy_without_profile", "left_out")
+            if key in loo} | {"penalty": fitted.get("penalty")}
+
+
+def riichi_curve(shipped: TileClassifier, folder: Path, ks: list[int], settings: FitSettings) -> dict:
+    boxes = labelled_boxes(folder)
+    scenes = scene_of_frames(sorted({b[0].name for b in boxes}))
+    images = {p: cv2.imread(str(p), cv2.IMREAD_COLOR) for p in {b[0] for b in boxes}}
+    halves = [[b for b in boxes if scenes[b[0].name] % 2 == h] for h in (0, 1)]
+    crops = [np.stack([crop_box(images[p], box, shipped.crop_spec) for p, box, _ in half]) for half in halves]
+    truth = [[t for _, _, t in half] for half in halves]
+    right = sum(read_accuracy(shipped, c, t)[0] for c, t in zip(crops, truth, strict=True))
+    out = {"frames": len(images), "boxes": len(boxes), "scenes": max(scenes.values()) + 1,
+           "scene_gap_s": SCENE_GAP_S, "kinds": len({b[2] for b in boxes}),
+           "without_profile": round(right / len(boxes), 4), "curve": []}
+    for k in ks:
+        right = total = 0
+        seconds, choices = [], []
+        for calibrate_on in (0, 1):
+            tiles = [tile_of(b, images) for b in first_k_per_kind(halves[calibrate_on], k)]
+            started = time.perf_counter()
+            data = embed(shipped, tiles, settings)
+            fitted = fit_embedded(data, tiles, tuple(shipped.classes), settings)
+            seconds.append(round(time.perf_counter() - started, 1))
+            choices.append(choice_of(fitted) | {"calibration_tiles": len(tiles)})
+            got, n = read_accuracy(profile_of(shipped, fitted, f"riichi-{k}"), crops[1 - calibrate_on],
+                                   truth[1 - calibrate_on])
+            right, total = right + got, total + n
+        point = {"photos_per_tile": k, "with_profile": round(right / total, 4), "build_seconds": seconds,
+                 "choices": choices}
+        print(f"riichi, {k} a kind: {point}", flush=True)
+        out["curve"].append(point)
+    return out
+
+
+def hk_curve(shipped: TileClassifier, folder: Path, ks: list[int], settings: FitSettings) -> dict:
+    boxes = labelled_boxes(folder)
+    images = {p: cv2.imread(str(p), cv2.IMREAD_COLOR) for p in {b[0] for b in boxes}}
+    tiles = [tile_of(b, images) for b in boxes]
+    crops = np.stack([crop_box(images[p], box, shipped.crop_spec) for p, box, _ in boxes])
+    truth = [t for _, _, t in boxes]
+    started = time.perf_counter()
+    data = embed(shipped, tiles, settings)
+    embed_seconds = round(time.perf_counter() - started, 1)
+    out = {"crops": len(boxes), "kinds": len(set(truth)), "embed_seconds_all_crops": embed_seconds,
+           "without_profile": round(read_accuracy(shipped, crops, truth)[0] / len(truth), 4), "curve": []}
+    classes = tuple(shipped.classes)
+    for k in ks:
+        right = 0
+        chosen: dict[str, int] = defaultdict(int)
+        fit_seconds = []
+        for left_out in range(len(tiles)):
+            others = [i for i in range(len(tiles)) if i != left_out]
+            keep, seen = [], defaultdict(int)
+            for i in others:
+                if seen[truth[i]] < k:
+                    keep.append(i)
+                    seen[truth[i]] += 1
+            started = time.perf_counter()
+            fitted = fit_embedded(subset(data, keep), [tiles[i] for i in keep], classes, settings)
+            fit_seconds.append(time.perf_counter() - started)
+            chosen[str(choice_of(fitted)["penalty"])] += 1
+            got, _ = read_accuracy(profile_of(shipped, fitted, f"hk-{k}"), crops[left_out:left_out + 1],
+                                   truth[left_out:left_out + 1])
+            right += got
+        point = {"photos_per_tile": k, "with_profile": round(right / len(tiles), 4),
+                 "median_fit_seconds": round(float(np.median(fit_seconds)), 2), "penalties_chosen": dict(chosen)}
+        print(f"hk, at most {k} a kind: {point}", flush=True)
+        out["curve"].append(point)
+    return out
