@@ -1,12 +1,16 @@
 """Speed of the photo stages on a 640-px photo and on a 12-megapixel photo, next to the time to just decode it.
 
-    python benchmarks/vision_speed.py --json runs/vision_speed.json
+    python benchmarks/vision_speed.py --json runs/vision_speed.json            # 1 and 2 threads
+    python benchmarks/compare_commits.py --against COMMIT -- vision_speed      # side by side with an earlier commit
 
 The 12-MP photo is a test photo upscaled to 4000 x 3000 and saved as JPEG (quality 92) in a temporary folder.
 Medians over `--repeat` runs after one warm-up. `decode_only_ms` is a plain full-resolution `cv2.imread`;
 `load_ms` is `vision.load.load_image` (header checks, EXIF, libjpeg's reduced decode, scale to working size).
 Stages present in this checkout are timed; classification, and the whole path to a `HandProposal`
 (`vision.pipeline.Pipeline.propose`: load, detect, crop, classify, group), when `vision.classify` and its model exist.
+`by_threads` repeats the whole path with both models at each of `--threads` onnxruntime threads (default 1 and 2):
+the median of the path, the median of each stage of the pipeline's own timings (`HandProposal.timings_ms`), and the
+decode alone, measured in turn in the same rounds, so that the ratio between them holds on a drifting machine.
 """
 
 from __future__ import annotations
@@ -119,16 +123,56 @@ def small_tiles_times(path: Path, detector: TileDetector, classifier, repeat: in
             "proposal_ratio_to_decode_only": round(product_ms / decode_ms, 2)}
 
 
+def medians_by_stage(proposals_timings: list[dict[str, float]]) -> dict[str, float]:
+    """The median of each stage over runs (a stage that ran in only some runs counts 0 in the others)."""
+    stages = sorted({stage for timings in proposals_timings for stage in timings})
+    return {stage: round(statistics.median(t.get(stage, 0.0) for t in proposals_timings), 2) for stage in stages}
+
+
+def path_by_threads(photos: dict[str, Path], threads: list[int], repeat: int) -> dict:
+    """For each thread count and photo: decode-only, photo → proposal and its stages, medians over `repeat` rounds
+    in which every configuration runs once in turn (so drift hits them alike)."""
+    from fanscan.vision.classify import TileClassifier
+    from fanscan.vision.pipeline import Pipeline
+
+    pipelines = {t: Pipeline(TileDetector(threads=t), TileClassifier(threads=t)) for t in threads}
+    runs: dict[tuple[int, str], dict[str, list]] = {(t, name): {"decode": [], "total": [], "stages": []}
+                                                     for t in threads for name in photos}
+    for pipeline in pipelines.values():  # warm-up
+        for photo in photos.values():
+            pipeline.propose(photo)
+    for _ in range(repeat):
+        for name, photo in photos.items():
+            start = time.perf_counter()
+            cv2.imread(str(photo), cv2.IMREAD_COLOR)
+            decode = (time.perf_counter() - start) * 1000
+            for t, pipeline in pipelines.items():
+                start = time.perf_counter()
+                proposal = pipeline.propose(photo)
+                runs[(t, name)]["total"].append((time.perf_counter() - start) * 1000)
+                runs[(t, name)]["stages"].append(proposal.timings_ms)
+                runs[(t, name)]["decode"].append(decode)
+    result: dict[str, dict] = {}
+    for (t, name), r in runs.items():
+        total, decode = statistics.median(r["total"]), statistics.median(r["decode"])
+        result.setdefault(str(t), {})[name] = {
+            "decode_only_ms": round(decode, 2), "photo_to_proposal_ms": round(total, 2),
+            "proposal_ratio_to_decode_only": round(total / decode, 2), "stages_ms": medians_by_stage(r["stages"])}
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", nargs="?", const="-", help="write JSON here ('-' or no value: stdout only)")
     parser.add_argument("--photo", type=Path, help="a ~640-px photo (default: the first hand_* test photo)")
     parser.add_argument("--model", type=Path, help="detector ONNX (default: models/tile_detector.onnx)")
-    parser.add_argument("--threads", type=int, default=None, help="onnxruntime threads (default 2)")
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2],
+                        help="onnxruntime threads of both models for `by_threads` (default 1 2); the first count is "
+                             "also the detector's in the single-stage figures")
     parser.add_argument("--repeat", type=int, default=20)
     args = parser.parse_args(argv)
     photo = pick_photo(args.photo)
-    detector = TileDetector(args.model, threads=args.threads)
+    detector = TileDetector(args.model, threads=args.threads[0])
     classifier = load_classifier()
     with tempfile.TemporaryDirectory() as tmp:
         big = write_12mp_copy(photo, Path(tmp) / "photo_12mp.jpg")
@@ -144,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
             "photo_12mp": stage_times(big, detector, classifier, max(5, args.repeat // 4)),
         }
         if classifier is not None:
+            result["by_threads"] = path_by_threads({"photo_640": photo, "photo_12mp": big}, args.threads,
+                                                   max(5, args.repeat // 2))
             result["photo_12mp_small_tiles"] = small_tiles_times(
                 write_12mp_small_tiles_copy(photo, Path(tmp) / "photo_12mp_small_tiles.jpg"), detector, classifier,
                 max(5, args.repeat // 4))

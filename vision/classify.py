@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 from fanscan.scoring.errors import FanscanError
 from fanscan.vision.crops import CropSpec
-from fanscan.vision.letterbox import letterbox
+from fanscan.vision.letterbox import letterbox, normalised_blob
 from fanscan.vision.onnx_model import json_floats, open_model
 from fanscan.vision.profile import SetProfile, check_profile, file_sha256, load_profile, profiled_probabilities
 
@@ -91,8 +91,6 @@ class TileClassifier:
         self.profile: SetProfile | None = None
         if profile is not None:
             self.use_profile(profile)
-        self._mean = np.array(self.info.mean, np.float32).reshape(1, 3, 1, 1)
-        self._std = np.array(self.info.std, np.float32).reshape(1, 3, 1, 1)
 
     def use_profile(self, profile: SetProfile | str | Path) -> None:
         """Read with `profile` from now on (a server that learns swaps in each refitted one); it must have been
@@ -134,11 +132,7 @@ class TileClassifier:
                 # Not cut with `crop_spec`: fit it without stretching (uniform scale, grey bars).
                 crop, _ = letterbox(crop, self.info.width, self.info.height)
             batch.append(crop)
-        x = np.stack(batch).astype(np.float32)
-        if self.info.channel_order == "RGB":
-            x = x[..., ::-1]
-        x = x.transpose(0, 3, 1, 2) * self.info.pixel_scale
-        return np.ascontiguousarray((x - self._mean) / self._std, dtype=np.float32)
+        return normalised_blob(batch, self.info.mean, self.info.std, self.info.channel_order, self.info.pixel_scale)
 
     def logits_and_embeddings(self, crops: np.ndarray | Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """(N, classes) logits of the shipped head and (N, D) embeddings (the head's input) for N uint8 BGR crops."""
