@@ -106,6 +106,17 @@ def test_a_close_up_is_one_the_shrunk_view_saw_with_tile_shaped_boxes():
     assert not scale.ScalePass([], fired=True, shrunk_view_found=1).close_up
 
 
+def test_a_shrunk_view_that_would_reshape_a_close_up_worse_is_not_kept():
+    """Issue 18: the pass keeps its boxes only when they are better than the first look's. Here the shrunk view finds
+    one confident square box over the first tile (it would win the suppression and replace a tile-shaped box) and
+    nothing new: the first look stands."""
+    first = [tile(200, 100, 320, 260, 0.35), tile(400, 100, 520, 260, 0.35)]  # two large weak tiles: it fires
+    detect = RecordingDetector([tile(260, 170, 340, 250, 0.6)])  # canvas pixels: offset (160, 120), half size
+    result = scale.zoom_out(np.full((480, 640, 3), 240, np.uint8), detect, first)
+    assert result.fired and len(detect.images) == 1
+    assert [d.box for d in result.detections] == [d.box for d in first]
+
+
 def drawn_tile(face: str, tile_height: int, frame: tuple[int, int] = (640, 480)) -> tuple[np.ndarray, np.ndarray]:
     """A photo of one large tile lying on a white sheet: an ivory body with a grey edge and a soft shadow, the
     artwork's face inset; and the tile's box (x0, y0, x1, y1), as drawn."""

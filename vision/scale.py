@@ -14,6 +14,9 @@ and merged with the first pass's:
 2. non-maximum suppression over what is left of both passes at `MERGE_IOU` (a tile's box from each pass is one
    tile).
 
+Its boxes are kept only when they are better than the first pass's (`vision.second_look.better_look`: more boxes,
+scored as well, shaped no worse), so that an ordinary close-up of a stranger's tiles never loses a tile to it.
+
 When: the first pass found nothing, or at most `FEW_BOXES` boxes that are large (median long side at least
 `LARGE_SHARE` of the photo's long side) or nested (one mostly inside another: a split tile). A photo of a hand or a
 table shows more boxes, or small ones, and is left as it was, so the pass costs only where it fires (one detection
@@ -35,6 +38,7 @@ import cv2
 import numpy as np
 from fanscan.vision.aspect import SQUEEZED_ASPECT, WEAK_EVIDENCE
 from fanscan.vision.detect import DetectedTile, calibrate_boxes, make_tile, nms
+from fanscan.vision.second_look import better_look
 
 ZOOM_OUT = 2.0  # the photo is shown at half its size (tiles of 15-70 % of the frame become 8-35 %)
 FEW_BOXES = 9  # a close-up shows 1-9 tiles; more boxes than this are a hand or a table
@@ -50,6 +54,10 @@ GROUP_COVER = 0.5  # nested boxes covering this share of their container are til
 # close-ups, but let a shrunk-view box across a dev grid suppress three well-placed first-pass tiles).
 MERGE_IOU = 0.4
 STRADDLED = 0.25  # a box with this share of its area (but under INSIDE) under a container lies across its edge
+# The merged boxes replace the first pass's only when they are more, as well scored and no worse shaped
+# (`second_look.better_look` with no shape slack): on built close-ups (benchmarks/close_ups.py) that kept 25 of the
+# pass's 29 tiles gained and none of its losses (the pass always kept: -4 tiles there, -3 on riichi-table-leomiura).
+SHAPE_SLACK = 0.0
 
 
 def _boxes(detections: Sequence[DetectedTile]) -> np.ndarray:
@@ -93,6 +101,7 @@ class ScalePass:
     detections: list[DetectedTile] = field(default_factory=list)
     fired: bool = False
     shrunk_view_found: int = 0
+    kept: bool = True  # False: the pass ran but its boxes were no better than the first pass's (`better_look`)
 
     @property
     def close_up(self) -> bool:
@@ -163,4 +172,7 @@ def zoom_out(image: np.ndarray, detect: Callable[[np.ndarray], list[DetectedTile
     boxes = np.clip(calibrate_boxes(boxes, 1.0, ZOOMED_HEIGHT_SCALE), 0, limits)
     zoomed = [make_tile(box, tile.score) for box, tile in zip(boxes, found, strict=True)
               if box[2] - box[0] > 1 and box[3] - box[1] > 1]
-    return ScalePass(merge(first, zoomed), True, len(zoomed))
+    merged = merge(first, zoomed)
+    if not better_look(first, merged, SHAPE_SLACK):
+        return ScalePass(first, True, len(zoomed), kept=False)
+    return ScalePass(merged, True, len(zoomed))
