@@ -43,6 +43,7 @@ LEOMIURA_WIDEN = 1.5  # SOURCE.md: tiles look about 1.5x narrower than they are
 RUN_LENGTHS = (1, 1, 2, 3, 4)  # how many tiles a run has, drawn evenly from this
 RUNS_PER_PHOTO = 2
 DEV_PHOTOS = 40  # dev photos used (those with tight labels, in name order)
+SOURCES = ("riichi-table-leomiura", "hk-crops-justinchan", "chinese-mahjong-v4/train")  # under the shared data
 
 
 @dataclass(frozen=True)

@@ -368,6 +368,9 @@ def evaluate_all(pipeline, data_root: Path = SHARED_DATA, limit: int | None = No
             folder = data_root / entry.folder
             if not entry.folder:
                 folder = Path(scratch) / "close-ups"
+                if not all((data_root / source).is_dir() for source in close_ups.SOURCES):
+                    rows[entry.name] = {"missing": "a source of benchmarks/close_ups.py", "note": entry.note}
+                    continue
                 close_ups.build(folder, data_root)
             elif not folder.is_dir():
                 rows[entry.name] = {"missing": shown_path(folder), "note": entry.note}
@@ -378,10 +381,11 @@ def evaluate_all(pipeline, data_root: Path = SHARED_DATA, limit: int | None = No
                                 "split": result["split"], "note": entry.note, "all": result["all"],
                                 "groups": result["groups"], "seconds": result["seconds"],
                                 "per_photo": [_brief(r) for r in result["per_photo"]]}
-        print(f"{entry.name}: recall {result['all']['recall']}, precision {result['all']['precision']}",
-              file=sys.stderr)
+            print(f"{entry.name}: recall {result['all']['recall']}, precision {result['all']['precision']}",
+                  file=sys.stderr)
+    classifier = getattr(pipeline, "classifier", None)
     return {"detector": shown_path(pipeline.detector.path),
-            "classifier": shown_path(pipeline.classifier.path) if hasattr(pipeline.classifier, "path") else None,
+            "classifier": shown_path(classifier.path) if hasattr(classifier, "path") else None,
             "iou_threshold": IOU, "sets": rows}
 
 

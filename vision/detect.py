@@ -58,6 +58,8 @@ PARTITION_ALIGNMENT = 0.3
 SPLIT_OVERLAP = 0.35
 SPLIT_SAME_ROW = 0.7
 SPLIT_SPACING = 0.6  # a split tile's two peaks are closer than this share of the photo's tile spacing
+# The pair's union must be this wide against its height at least: thin tiles of a squeezed photo stay apart.
+SPLIT_UNION_MIN_ASPECT = 0.5
 SPACING_FROM = 4  # boxes needed to measure the spacing from the peaks
 # ONNX metadata keys of the box-size calibration: factors applied to each box's width / height about its centre.
 BOX_SCALE_KEYS = ("box_scale_x", "box_scale_y")
@@ -143,6 +145,8 @@ class TileDetector:
         self.input_name = self.session.get_inputs()[0].name
         # A local look at upright boxes that may lie sideways (`vision.sideways`); False: the net's boxes only.
         self.sideways_check = True
+        # One tile found as two overlapping halves becomes one box (`merge_split_tiles`); False only to measure it.
+        self.merge_splits = True
 
     def run(self, image_bgr: np.ndarray, size: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
         """Letterboxed forward pass: (heatmap (H, W), distances (4, H, W) in input pixels, scale input/original)."""
@@ -205,7 +209,8 @@ class TileDetector:
         shared edges it set off the midpoints. Suppression ran before, on the boxes the threshold was chosen with.
         """
         h, w = shape[:2]
-        boxes, scores, centres = merge_split_tiles(boxes, scores, centres)
+        if self.merge_splits:
+            boxes, scores, centres = merge_split_tiles(boxes, scores, centres)
         if self.info.centre_suppression > 0 and len(boxes) > 1:
             keep = suppress_inner(boxes, scores, self.info.centre_suppression)
             boxes, scores, centres = boxes[keep], scores[keep], centres[keep]
@@ -390,7 +395,8 @@ def merge_split_tiles(boxes: np.ndarray, scores: np.ndarray, centres: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pairs of boxes that are one tile found twice, each pair made one box (their union, the better score, the
     mean of the peaks): upright, in one row, overlapping along it by at least `SPLIT_OVERLAP` of the narrower box,
-    together no wider than tall, and with peaks closer than `SPLIT_SPACING` of the photo's tile spacing (the median
+    together no wider than tall (and at least `SPLIT_UNION_MIN_ASPECT` as wide), and with peaks closer than
+    `SPLIT_SPACING` of the photo's tile spacing (the median
     distance from a peak to its nearest other peak; the median box width with fewer than `SPACING_FROM` boxes).
     The spacing is what tells a split tile from neighbours whose boxes came out too wide: in such a photo every
     neighbour is as close. Closest pairs first; a box joins one pair at most."""
@@ -407,7 +413,8 @@ def merge_split_tiles(boxes: np.ndarray, scores: np.ndarray, centres: np.ndarray
     upright = widths < heights
     split = ((overlap_x >= SPLIT_OVERLAP * np.minimum(widths[:, None], widths[None, :]))
              & (overlap_y >= SPLIT_SAME_ROW * np.minimum(heights[:, None], heights[None, :]))
-             & (union_w < union_h) & upright[:, None] & upright[None, :] & (distance < SPLIT_SPACING * spacing))
+             & (union_w < union_h) & (union_w >= SPLIT_UNION_MIN_ASPECT * union_h)
+             & upright[:, None] & upright[None, :] & (distance < SPLIT_SPACING * spacing))
     if not split.any():
         return boxes, scores, centres
     boxes, scores, centres = boxes.copy(), scores.copy(), centres.copy()

@@ -38,36 +38,41 @@ class LookEvidence:
 
 
 PIECE_INSIDE = 0.7  # a first-look box lying this share inside a second-look box is a piece of that tile
+# A piece this small against the box holding it is a face's dot or character taken for a tile: two whole tiles under
+# one box are about half of it each, so they never pass for pieces.
+SMALL_PIECE = 0.4
 
 
-def pieces_joined(first: Sequence[DetectedTile], second: Sequence[DetectedTile]) -> bool:
-    """Whether every first-look box the second look does not keep lies mostly inside one of its boxes (pieces of a
-    tile joined into the tile), so that no tile of the first look is lost."""
+def _inside_share(piece: DetectedTile, box: DetectedTile) -> float:
+    x0, y0, x1, y1 = piece.box
+    inside = max(0.0, min(x1, box.box[2]) - max(x0, box.box[0])) * max(0.0, min(y1, box.box[3]) - max(y0, box.box[1]))
+    return inside / max((x1 - x0) * (y1 - y0), 1e-9)
+
+
+def joined_pieces(first: Sequence[DetectedTile], second: Sequence[DetectedTile]) -> tuple[bool, bool]:
+    """(whether every first-look box the second look does not keep lies mostly inside one of its boxes, so that no
+    tile of the first look is lost; whether each of them is also a small piece of the box holding it)."""
     kept = {id(d) for d in second}
     gone = [d for d in first if id(d) not in kept]
-    if not gone:
-        return True
-    if not second:
-        return False
+    all_small = True
     for piece in gone:
-        x0, y0, x1, y1 = piece.box
-        area = max((x1 - x0) * (y1 - y0), 1e-9)
-        if not any(max(0.0, min(x1, b.box[2]) - max(x0, b.box[0])) * max(0.0, min(y1, b.box[3]) - max(y0, b.box[1]))
-                   >= PIECE_INSIDE * area for b in second):
-            return False
-    return True
+        holders = [b for b in second if _inside_share(piece, b) >= PIECE_INSIDE]
+        if not holders:
+            return False, False
+        all_small &= any(piece.width * piece.height <= SMALL_PIECE * b.width * b.height for b in holders)
+    return True, all_small and bool(gone)
 
 
 def better_look(first: Sequence[DetectedTile], second: Sequence[DetectedTile], shape_slack: float) -> bool:
     """Whether the second look replaces the first: it found tiles where the first found none; or more boxes, with a
     mean score at least `SCORE_SLACK` of the first's and a shape error at most `shape_slack` above the first's; or
-    no more boxes, but better-shaped ones that join or replace the first look's pieces (`pieces_joined`: a large
-    flat tile found in pieces becomes one box) with a mean score as high."""
+    no more boxes, scored as well, holding every first-look box they replace (`joined_pieces`: a large flat tile
+    found in pieces becomes one box), when those are small pieces of them or the new boxes are better shaped."""
     before, after = LookEvidence.of(first), LookEvidence.of(second)
     if before.boxes == 0:
         return after.boxes > 0
     scored = after.mean_score >= SCORE_SLACK * before.mean_score
     if after.boxes > before.boxes:
         return scored and after.shape_error <= before.shape_error + shape_slack
-    return (0 < after.boxes <= before.boxes and scored and after.shape_error < before.shape_error
-            and pieces_joined(first, second))
+    inside, small = joined_pieces(first, second)
+    return after.boxes > 0 and scored and inside and (small or after.shape_error < before.shape_error)
