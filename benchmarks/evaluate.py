@@ -466,6 +466,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="every development set side by side (DEVELOPMENT_SETS), from --shared-data")
     parser.add_argument("--shared-data", type=Path, default=SHARED_DATA, help="the shared data folder (--all)")
     parser.add_argument("--markdown", type=Path, help="--all: also write the Markdown table here")
+    parser.add_argument("--sets", help="--all: only these sets, comma-separated names (default: every one)")
     parser.add_argument("--detector", type=Path, help="detector ONNX (default: the shipped one)")
     parser.add_argument("--classifier", type=Path, help="classifier ONNX (default: the shipped one)")
     parser.add_argument("--no-scale-pass", action="store_true", help="switch the scale pass off (to measure it)")
@@ -478,7 +479,15 @@ def main(argv: list[str] | None = None) -> int:
         pipeline = make_pipeline(args.detector, args.classifier, profile=args.profile,
                                  scale_pass=not args.no_scale_pass, aspect_search=not args.no_aspect_search)
         if args.all:
-            result = evaluate_all(pipeline, args.shared_data, args.limit)
+            chosen = DEVELOPMENT_SETS
+            if args.sets:
+                names = [name.strip() for name in args.sets.split(",")]
+                unknown = sorted(set(names) - {entry.name for entry in DEVELOPMENT_SETS})
+                if unknown:
+                    raise FanscanError(f"--sets: no set named {', '.join(unknown)} "
+                                       f"(sets: {', '.join(entry.name for entry in DEVELOPMENT_SETS)})")
+                chosen = tuple(entry for entry in DEVELOPMENT_SETS if entry.name in names)
+            result = evaluate_all(pipeline, args.shared_data, args.limit, chosen)
         else:
             result = evaluate(args.data, pipeline, args.split, args.limit, squeeze=args.squeeze,
                               turned_copies=args.turned_copies)

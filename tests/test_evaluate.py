@@ -134,5 +134,5 @@ def test_a_close_up_cut_never_goes_through_another_tile(monkeypatch):
     assert cut is not None and cut.classes == [1, 2]
     assert cut.boxes[:, 0].min() == pytest.approx(52 - 48) and cut.pixels.shape[:2] == (68, 90)
     crowded = row.copy()
-    crowded[0] = [40, 50, 80, 110]  # overlaps tile 2 by a third: any cut around tile 2 goes through it
+    crowded[0] = [30, 50, 70, 110]  # reaches 18 px under tile 2: a cut around tile 2 holds 55 % of it
     assert close_ups.cut_run(image, crowded, [0, 1, 2, 3, 4], [1]) is None

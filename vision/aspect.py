@@ -41,6 +41,8 @@ WEAK_EVIDENCE = 4.0  # detection scores summing to less than this start the sear
 MIN_GAIN = 1.5  # a shrunk photo must show this many times the evidence of the first pass to replace it
 SEARCH_SIDE = 640  # the factors are tried on a copy this long at most
 MIN_SIDE = 32  # no shrinking below this many pixels
+# A camera's frame is at most this long against its width (21:9 is 2.33); a longer photo was cut or squeezed.
+NATURAL_ASPECT = 2.4
 # The winner replaces the first pass only when `second_look.better_look` says so, its boxes' shape allowed this much
 # worse than the first pass's (a squeezed photo's few first boxes are often pieces that look tile-shaped): 0.2 kept
 # 519 of the search's 522 tiles gained on the squeezed dev photos (0: 413) and turned riichi-table-leomiura's
@@ -86,6 +88,12 @@ def tile_evidence(detections: Sequence[DetectedTile]) -> float:
     aspect = sides.max(axis=1) / sides.min(axis=1)
     shaped = (aspect >= TILE_SHAPED[0]) & (aspect <= TILE_SHAPED[1])
     return float(sum(d.score for d, ok in zip(detections, shaped, strict=True) if ok))
+
+
+def natural_aspect(shape: tuple[int, ...]) -> bool:
+    """Whether a photo of this shape could be a camera's own frame (long side at most NATURAL_ASPECT x the short)."""
+    height, width = shape[:2]
+    return max(height, width) <= NATURAL_ASPECT * max(1, min(height, width))
 
 
 def stretched_back(tiles: Sequence[DetectedTile], fix: AspectFix) -> list[DetectedTile]:

@@ -79,6 +79,14 @@ def inside_shares(boxes: np.ndarray, others: np.ndarray | None = None) -> np.nda
     return shares
 
 
+def _large(detections: Sequence[DetectedTile], shape: tuple[int, ...]) -> bool:
+    if not detections:
+        return False
+    boxes = _boxes(detections)
+    long_sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    return float(np.median(long_sides)) >= LARGE_SHARE * max(shape[:2])
+
+
 def needs_zoom_out(detections: Sequence[DetectedTile], shape: tuple[int, ...]) -> bool:
     """Whether the first pass looks like a close-up: nothing found, or few boxes that are nested, or large and
     weak (scores summing under `aspect.WEAK_EVIDENCE`: the same bar under which the squeezed-photo search starts)."""
@@ -86,12 +94,10 @@ def needs_zoom_out(detections: Sequence[DetectedTile], shape: tuple[int, ...]) -
         return True
     if len(detections) > FEW_BOXES:
         return False
-    boxes = _boxes(detections)
-    long_sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
     weak = sum(d.score for d in detections) < WEAK_EVIDENCE
-    if weak and float(np.median(long_sides)) >= LARGE_SHARE * max(shape[:2]):
+    if weak and _large(detections, shape):
         return True
-    return bool((inside_shares(boxes) >= INSIDE).any())
+    return bool((inside_shares(_boxes(detections)) >= INSIDE).any())
 
 
 @dataclass(frozen=True)
@@ -102,6 +108,7 @@ class ScalePass:
     fired: bool = False
     shrunk_view_found: int = 0
     kept: bool = True  # False: the pass ran but its boxes were no better than the first pass's (`better_look`)
+    large: bool = True  # the boxes are large in the photo (median long side at least LARGE_SHARE of its long side)
 
     @property
     def close_up(self) -> bool:
@@ -109,8 +116,9 @@ class ScalePass:
         the boxes are shaped like tiles (median long/short side within `aspect.SQUEEZED_ASPECT`). The pipeline then
         does not start the squeezed-photo search for the little evidence a few tiles give (it would shrink them
         along one axis and split them). A squeezed photo's shrunk view finds nothing (dev: all 3 squeezed photos
-        whose first-pass boxes looked tile-shaped)."""
-        if not self.fired or not self.shrunk_view_found or not self.detections:
+        whose first-pass boxes looked tile-shaped). The boxes must also be large in the photo: a squeezed strip of
+        tiles whose few boxes look tile-shaped is no close-up (a dev photo squeezed 6x lost its 31 tiles so)."""
+        if not self.fired or not self.large or not self.shrunk_view_found or not self.detections:
             return False
         boxes = _boxes(self.detections)
         sides = np.stack([boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1).clip(min=1e-6)
@@ -173,6 +181,6 @@ def zoom_out(image: np.ndarray, detect: Callable[[np.ndarray], list[DetectedTile
     zoomed = [make_tile(box, tile.score) for box, tile in zip(boxes, found, strict=True)
               if box[2] - box[0] > 1 and box[3] - box[1] > 1]
     merged = merge(first, zoomed)
-    if not better_look(first, merged, SHAPE_SLACK):
-        return ScalePass(first, True, len(zoomed), kept=False)
-    return ScalePass(merged, True, len(zoomed))
+    kept = better_look(first, merged, SHAPE_SLACK)
+    detections = merged if kept else first
+    return ScalePass(detections, True, len(zoomed), kept, _large(detections, image.shape))
