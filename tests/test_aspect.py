@@ -82,3 +82,9 @@ def test_a_shrink_that_finds_more_but_weaker_boxes_does_not_replace_the_first_lo
     assert sum(d.score for d in first) < aspect.WEAK_EVIDENCE  # the search does run
     shrunk, fix, found = aspect.unsqueeze(image, detect, first)
     assert not fix.changed and shrunk is image and found == first
+
+
+def test_a_camera_frame_has_a_natural_aspect_and_a_squeezed_strip_does_not():
+    assert aspect.natural_aspect((480, 640, 3)) and aspect.natural_aspect((4032, 3024, 3))
+    assert aspect.natural_aspect((1080, 2520, 3))  # 21:9
+    assert not aspect.natural_aspect((107, 640, 3))  # a square photo squeezed 6x across

@@ -104,6 +104,8 @@ def test_a_close_up_is_one_the_shrunk_view_saw_with_tile_shaped_boxes():
     thin = [tile(100, 50, 130, 330), tile(140, 50, 170, 330)]  # 9x taller than wide: squeezed
     assert not scale.ScalePass(thin, fired=True, shrunk_view_found=2).close_up
     assert not scale.ScalePass([], fired=True, shrunk_view_found=1).close_up
+    # Tile-shaped boxes that are small in the photo: a strip of tiles, not a close-up.
+    assert not scale.ScalePass(large, fired=True, shrunk_view_found=1, large=False).close_up
 
 
 def test_a_shrunk_view_that_would_reshape_a_close_up_worse_is_not_kept():
