@@ -91,3 +91,21 @@ def test_the_samples_propose_at_most_four_of_a_kind_and_the_labelled_white_drago
     read = Counter(t.tile for t in proposal.tiles if t.tile != NONE)
     assert max(read.values()) <= 4
     assert read["P"] == labelled["P"]
+
+
+@pytest.mark.skipif(not all(m.exists() for m in MODELS), reason="needs the shipped models")
+def test_with_the_split_boxes_left_in_the_rules_still_drop_duplicates_not_clear_tiles():
+    # The detector's own join of split tiles switched off: the grouping alone must hold (issue 20 item 11).
+    from fanscan.vision.classify import TileClassifier
+    from fanscan.vision.detect import TileDetector
+    from fanscan.vision.pipeline import Pipeline
+
+    detector = TileDetector(threads=1)
+    detector.merge_splits = False
+    pipeline = Pipeline(detector, TileClassifier(threads=1))
+    for name in ("hand_004", "hand_009", "hand_018"):
+        proposal = pipeline.propose(SAMPLES / "images" / f"{name}.jpg")
+        assert max(Counter(t.tile for t in proposal.tiles if t.tile != NONE).values()) <= 4, name
+        suggestion = proposal.rules_suggestion
+        if suggestion is not None:  # what the rules change is a white-dragon box to `none`, nothing else
+            assert {(old, new) for _, old, new in suggestion.changes} == {("P", NONE)}, name
