@@ -430,7 +430,7 @@ def add_arguments(parser: argparse.ArgumentParser, data_required: bool = True) -
 
 def make_pipeline(detector_path: Path | None = None, classifier_path: Path | None = None,
                   threshold: float | None = None, profile: Path | None = None, scale_pass: bool = True,
-                  aspect_search: bool = True):
+                  aspect_search: bool = True, merge_splits: bool = True):
     """The product's pipeline with the given (default: shipped) models, one onnxruntime thread each."""
     from dataclasses import replace
 
@@ -439,6 +439,7 @@ def make_pipeline(detector_path: Path | None = None, classifier_path: Path | Non
     from fanscan.vision.pipeline import Pipeline
 
     detector = TileDetector(detector_path, threads=1)
+    detector.merge_splits = merge_splits
     if threshold is not None:
         detector.info = replace(detector.info, score_threshold=threshold)
     return Pipeline(detector, TileClassifier(classifier_path, threads=1, profile=profile), scale_pass=scale_pass,
@@ -472,12 +473,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-scale-pass", action="store_true", help="switch the scale pass off (to measure it)")
     parser.add_argument("--no-aspect-search", action="store_true",
                         help="switch the squeezed-photo search off (to measure it)")
+    parser.add_argument("--no-split-merge", action="store_true",
+                        help="leave a tile found as two halves as two boxes (to measure detect.merge_split_tiles)")
     args = parser.parse_args(argv)
     if args.all == (args.data is not None):
         parser.error("give either --data or --all")
     try:
         pipeline = make_pipeline(args.detector, args.classifier, profile=args.profile,
-                                 scale_pass=not args.no_scale_pass, aspect_search=not args.no_aspect_search)
+                                 scale_pass=not args.no_scale_pass, aspect_search=not args.no_aspect_search,
+                                 merge_splits=not args.no_split_merge)
         if args.all:
             chosen = DEVELOPMENT_SETS
             if args.sets:
@@ -495,7 +499,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if args.all:
-        result["passes"] = {"scale_pass": not args.no_scale_pass, "aspect_search": not args.no_aspect_search}
+        result["passes"] = {"scale_pass": not args.no_scale_pass, "aspect_search": not args.no_aspect_search,
+                            "split_merge": not args.no_split_merge}
         table = markdown_table(result)
         print(table, end="")
         if args.markdown:
