@@ -155,9 +155,10 @@ class TileDetector:
         return heat[0, 0], distances[0], scale
 
     def detect(self, image_bgr: np.ndarray, score_threshold: float | None = None, refine: bool = True,
-               partition: bool | None = None) -> list[DetectedTile]:
+               partition: bool | None = None, merge_splits: bool | None = None) -> list[DetectedTile]:
+        """`merge_splits` None: as `self.merge_splits` says."""
         boxes, scores, centres = self.proposals(image_bgr, score_threshold, refine)
-        tiles = self.finish(boxes, scores, centres, image_bgr.shape[:2], partition)
+        tiles = self.finish(boxes, scores, centres, image_bgr.shape[:2], partition, merge_splits)
         return self.recheck_sideways(image_bgr, tiles) if self.sideways_check else tiles
 
     def recheck_sideways(self, image_bgr: np.ndarray, tiles: list[DetectedTile]) -> list[DetectedTile]:
@@ -201,7 +202,7 @@ class TileDetector:
         return boxes[keep], scores[keep], centres[keep]
 
     def finish(self, boxes: np.ndarray, scores: np.ndarray, centres: np.ndarray, shape: tuple[int, ...],
-               partition: bool | None = None) -> list[DetectedTile]:
+               partition: bool | None = None, merge_splits: bool | None = None) -> list[DetectedTile]:
         """Proposals → tiles: size calibration, then the split of overlapping neighbours, then the photo's frame.
 
         The calibration comes first because it corrects the net's own (systematic) size error; the split only
@@ -209,7 +210,7 @@ class TileDetector:
         shared edges it set off the midpoints. Suppression ran before, on the boxes the threshold was chosen with.
         """
         h, w = shape[:2]
-        if self.merge_splits:
+        if self.merge_splits if merge_splits is None else merge_splits:
             boxes, scores, centres = merge_split_tiles(boxes, scores, centres)
         if self.info.centre_suppression > 0 and len(boxes) > 1:
             keep = suppress_inner(boxes, scores, self.info.centre_suppression)
