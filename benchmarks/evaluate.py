@@ -2,6 +2,11 @@
 
     python benchmarks/evaluate.py --data ../shared/data/chinese-mahjong-v4/train --split dev --turned-copies --json OUT
     python benchmarks/evaluate.py --data ../shared/data/chinese-mahjong-v4/test --json OUT.json   # log it: TEST-LOG.md
+    python benchmarks/evaluate.py --all --json benchmarks/results/evaluation_all.json --markdown OUT.md
+
+`--all` runs every development set side by side (`DEVELOPMENT_SETS`: the dev split as it is and squeezed, the two
+sets of other makers' tiles in ../shared/data, and the close-ups `close_ups.py` builds from them) and prints one
+Markdown table; run it for every change to detection, classification or grouping (issue 18).
 
 Each photo goes through `fanscan.vision.pipeline.Pipeline.propose` (load, detect, crop, classify, group with the
 rules), exactly as `fanscan photo` runs it; the labelled boxes (YOLO layout) are the truth. Measures, per group and
@@ -319,9 +324,96 @@ def evaluate(data: Path, pipeline, split: str | None = None, limit: int | None =
     }
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+@dataclass(frozen=True)
+class DevelopmentSet:
+    """One row of `--all`: a YOLO folder under the shared data, how it is read, and what it stands for."""
+
+    name: str
+    folder: str  # under the shared data folder; "" for the close-ups, built from it (`close_ups.py`)
+    split: str | None = None
+    squeeze: bool = False
+    turned_copies: bool = False
+    note: str = ""
+
+
+DEVELOPMENT_SETS = (
+    DevelopmentSet("dev", "chinese-mahjong-v4/train", splits.DEV, turned_copies=True,
+                   note="the development split of the familiar style"),
+    DevelopmentSet("dev squeezed", "chinese-mahjong-v4/train", splits.DEV, squeeze=True, turned_copies=True,
+                   note="the same photos squeezed 3-8x along one axis (as dataset exports squeeze them)"),
+    DevelopmentSet("riichi-table-leomiura", "riichi-table-leomiura",
+                   note="another maker's riichi set, 67 camera frames (development only)"),
+    DevelopmentSet("hk-crops-justinchan", "hk-crops-justinchan",
+                   note="73 single-tile crops of Hong Kong-style sets; detection on a crop of one tile"),
+    DevelopmentSet("close-ups", "",
+                   note="1-4 tiles cut from both sets and from dev, laid on paper-like sheets framed as a camera "
+                        "frames them (benchmarks/close_ups.py, built afresh in a temporary folder)"),
+)
+SHARED_DATA = ROOT.parent / "shared" / "data"
+TABLE_MEASURES = ("recall", "precision", "end_to_end_accuracy", "end_to_end_as_proposed", "classifier_top1_labelled",
+                  "whole_hand_exact")
+
+
+def evaluate_all(pipeline, data_root: Path = SHARED_DATA, limit: int | None = None,
+                 sets: Sequence[DevelopmentSet] = DEVELOPMENT_SETS) -> dict:
+    """Every development set through one pipeline: {set name: its summary, per photo left out}; a set whose folder
+    is missing (the close-ups before `close_ups.py` ran) is reported as missing, not measured."""
+    import tempfile
+
+    import close_ups
+
+    rows: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory(prefix="close-ups-") as scratch:
+        for entry in sets:
+            folder = data_root / entry.folder
+            if not entry.folder:
+                folder = Path(scratch) / "close-ups"
+                if not all((data_root / source).is_dir() for source in close_ups.SOURCES):
+                    rows[entry.name] = {"missing": "a source of benchmarks/close_ups.py", "note": entry.note}
+                    continue
+                close_ups.build(folder, data_root)
+            elif not folder.is_dir():
+                rows[entry.name] = {"missing": shown_path(folder), "note": entry.note}
+                continue
+            result = evaluate(folder, pipeline, entry.split, limit, progress=False, squeeze=entry.squeeze,
+                              turned_copies=entry.turned_copies)
+            rows[entry.name] = {"data": result["data"] if entry.folder else "built by benchmarks/close_ups.py",
+                                "split": result["split"], "note": entry.note, "all": result["all"],
+                                "groups": result["groups"], "seconds": result["seconds"],
+                                "per_photo": [_brief(r) for r in result["per_photo"]]}
+            print(f"{entry.name}: recall {result['all']['recall']}, precision {result['all']['precision']}",
+                  file=sys.stderr)
+    classifier = getattr(pipeline, "classifier", None)
+    return {"detector": shown_path(pipeline.detector.path),
+            "classifier": shown_path(classifier.path) if hasattr(classifier, "path") else None,
+            "iou_threshold": IOU, "sets": rows}
+
+
+def _brief(photo: dict) -> dict:
+    """What `--all` keeps of a photo's result: enough to compare two runs photo by photo."""
+    return {key: photo[key] for key in ("image", "labelled", "detections", "kept", "matched_raw", "matched",
+                                        "read_right_top1", "status", "scale_pass")}
+
+
+def markdown_table(result: dict) -> str:
+    """The `--all` result as one Markdown table, a set a row (the block the docs include)."""
+    header = ["set", "photos", "labelled tiles", *(m.replace("_", " ") for m in TABLE_MEASURES)]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for name, row in result["sets"].items():
+        if "missing" in row:
+            lines.append(f"| {name} | " + " | ".join(["—"] * (len(header) - 1)) + " |")
+            continue
+        measures = row["all"]
+        cells = [name, str(measures["photos"]), str(measures["labelled_tiles"]),
+                 *("—" if measures[m] is None else f"{measures[m]:.3f}" for m in TABLE_MEASURES)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def add_arguments(parser: argparse.ArgumentParser, data_required: bool = True) -> None:
     """The options every evaluation script shares."""
-    parser.add_argument("--data", type=Path, required=True, help="YOLO-layout folder (images/, labels/, data.yaml)")
+    parser.add_argument("--data", type=Path, required=data_required,
+                        help="YOLO-layout folder (images/, labels/, data.yaml)")
     parser.add_argument("--split", choices=splits.SPLITS, help="only this split of a train folder (dev: the "
                                                                "development split, fanscan.vision.splits)")
     parser.add_argument("--json", type=Path, help="write the full result here")
@@ -337,7 +429,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def make_pipeline(detector_path: Path | None = None, classifier_path: Path | None = None,
-                  threshold: float | None = None, profile: Path | None = None):
+                  threshold: float | None = None, profile: Path | None = None, scale_pass: bool = True,
+                  aspect_search: bool = True, merge_splits: bool = True):
     """The product's pipeline with the given (default: shipped) models, one onnxruntime thread each."""
     from dataclasses import replace
 
@@ -346,9 +439,11 @@ def make_pipeline(detector_path: Path | None = None, classifier_path: Path | Non
     from fanscan.vision.pipeline import Pipeline
 
     detector = TileDetector(detector_path, threads=1)
+    detector.merge_splits = merge_splits
     if threshold is not None:
         detector.info = replace(detector.info, score_threshold=threshold)
-    return Pipeline(detector, TileClassifier(classifier_path, threads=1, profile=profile))
+    return Pipeline(detector, TileClassifier(classifier_path, threads=1, profile=profile), scale_pass=scale_pass,
+                    aspect_search=aspect_search)
 
 
 def print_summary(result: dict) -> None:
@@ -367,18 +462,52 @@ def print_summary(result: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    add_arguments(parser)
+    add_arguments(parser, data_required=False)
+    parser.add_argument("--all", action="store_true",
+                        help="every development set side by side (DEVELOPMENT_SETS), from --shared-data")
+    parser.add_argument("--shared-data", type=Path, default=SHARED_DATA, help="the shared data folder (--all)")
+    parser.add_argument("--markdown", type=Path, help="--all: also write the Markdown table here")
+    parser.add_argument("--sets", help="--all: only these sets, comma-separated names (default: every one)")
     parser.add_argument("--detector", type=Path, help="detector ONNX (default: the shipped one)")
     parser.add_argument("--classifier", type=Path, help="classifier ONNX (default: the shipped one)")
+    parser.add_argument("--no-scale-pass", action="store_true", help="switch the scale pass off (to measure it)")
+    parser.add_argument("--no-aspect-search", action="store_true",
+                        help="switch the squeezed-photo search off (to measure it)")
+    parser.add_argument("--no-split-merge", action="store_true",
+                        help="leave a tile found as two halves as two boxes (to measure detect.merge_split_tiles)")
     args = parser.parse_args(argv)
+    if args.all == (args.data is not None):
+        parser.error("give either --data or --all")
     try:
-        pipeline = make_pipeline(args.detector, args.classifier, profile=args.profile)
-        result = evaluate(args.data, pipeline, args.split, args.limit, squeeze=args.squeeze,
-                          turned_copies=args.turned_copies)
+        pipeline = make_pipeline(args.detector, args.classifier, profile=args.profile,
+                                 scale_pass=not args.no_scale_pass, aspect_search=not args.no_aspect_search,
+                                 merge_splits=not args.no_split_merge)
+        if args.all:
+            chosen = DEVELOPMENT_SETS
+            if args.sets:
+                names = [name.strip() for name in args.sets.split(",")]
+                unknown = sorted(set(names) - {entry.name for entry in DEVELOPMENT_SETS})
+                if unknown:
+                    raise FanscanError(f"--sets: no set named {', '.join(unknown)} "
+                                       f"(sets: {', '.join(entry.name for entry in DEVELOPMENT_SETS)})")
+                chosen = tuple(entry for entry in DEVELOPMENT_SETS if entry.name in names)
+            result = evaluate_all(pipeline, args.shared_data, args.limit, chosen)
+        else:
+            result = evaluate(args.data, pipeline, args.split, args.limit, squeeze=args.squeeze,
+                              turned_copies=args.turned_copies)
     except FanscanError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print_summary(result)
+    if args.all:
+        result["passes"] = {"scale_pass": not args.no_scale_pass, "aspect_search": not args.no_aspect_search,
+                            "split_merge": not args.no_split_merge}
+        table = markdown_table(result)
+        print(table, end="")
+        if args.markdown:
+            args.markdown.parent.mkdir(parents=True, exist_ok=True)
+            args.markdown.write_text(table, encoding="utf-8")
+    else:
+        print_summary(result)
     if args.json:
         write_json(args.json, result, indent=1)
     return 0

@@ -59,3 +59,32 @@ def test_a_large_photo_is_searched_small_and_detected_once_at_full_size():
     detect = FakeDetector(640)  # at the 640-px search copy, a quarter of its height finds the tiles
     shrunk, fix, _ = aspect.unsqueeze(image, detect, detect(image))
     assert fix == aspect.AspectFix(1.0, 4.0) and shrunk.shape[:2] == (640, 2560)
+
+
+class SquashingDetector:
+    """A photo of nine tall tiles (3.2 x taller than wide, as an export's squeeze leaves them) found with scores
+    0.42; every shrunk copy shows more boxes, square and weaker (0.34): the detector seeing tiles squashed flat, as
+    riichi-table-leomiura's frames shrunk 8x were read (issue 18)."""
+
+    def __init__(self, height: int) -> None:
+        self.height = height
+
+    def __call__(self, image: np.ndarray) -> list:
+        if image.shape[0] == self.height:
+            return row_of_tiles(9, 40, 128, 0.42)
+        return row_of_tiles(12, 20, 22, 0.34)
+
+
+def test_a_shrink_that_finds_more_but_weaker_boxes_does_not_replace_the_first_look():
+    image = np.zeros((640, 640, 3), np.uint8)
+    detect = SquashingDetector(640)
+    first = detect(image)
+    assert sum(d.score for d in first) < aspect.WEAK_EVIDENCE  # the search does run
+    shrunk, fix, found = aspect.unsqueeze(image, detect, first)
+    assert not fix.changed and shrunk is image and found == first
+
+
+def test_a_camera_frame_has_a_natural_aspect_and_a_squeezed_strip_does_not():
+    assert aspect.natural_aspect((480, 640, 3)) and aspect.natural_aspect((4032, 3024, 3))
+    assert aspect.natural_aspect((1080, 2520, 3))  # 21:9
+    assert not aspect.natural_aspect((107, 640, 3))  # a square photo squeezed 6x across

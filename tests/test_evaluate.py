@@ -81,3 +81,58 @@ def test_the_script_and_its_wrapper_agree_on_a_small_split(tmp_path):
     labelled = sum(p["labelled"] for p in everything["per_photo"] if p["labels"] != "unrepairable")
     assert everything["all"]["labelled_tiles"] == labelled
     assert len(summary["misses"]) == sum(len(p["misses"]) for p in everything["per_photo"])
+
+
+def test_all_sets_side_by_side_in_one_markdown_table(evaluate):
+    result = {"sets": {
+        "dev": {"all": {"photos": 2, "labelled_tiles": 28, "recall": 0.5, "precision": 1.0,
+                        "end_to_end_accuracy": 0.25, "end_to_end_as_proposed": 0.25,
+                        "classifier_top1_labelled": 0.75, "whole_hand_exact": None}},
+        "riichi-table-leomiura": {"missing": "../shared/data/riichi-table-leomiura", "note": ""},
+    }}
+    lines = evaluate.markdown_table(result).splitlines()
+    assert len(lines) == 4 and lines[0].startswith("| set | photos | labelled tiles | recall | precision")
+    assert lines[2] == "| dev | 2 | 28 | 0.500 | 1.000 | 0.250 | 0.250 | 0.750 | — |"
+    assert lines[3].startswith("| riichi-table-leomiura | — |")
+
+
+def test_all_reports_a_missing_set_and_measures_the_others(evaluate, tmp_path):
+    from fanscan.vision.splits import DEV
+
+    class NoPipeline:
+        pass
+
+    measured = []
+    evaluate_one = evaluate.evaluate
+
+    def fake_evaluate(folder, pipeline, split, limit, progress, squeeze, turned_copies):
+        measured.append((folder.name, split, squeeze))
+        return {"data": str(folder), "split": split or "all", "all": {"recall": 1.0, "precision": 1.0},
+                "groups": {}, "seconds": 0.0, "per_photo": []}
+
+    pipeline = NoPipeline()
+    pipeline.detector = type("D", (), {"path": tmp_path / "d.onnx"})()
+    (tmp_path / "here").mkdir()
+    sets = (evaluate.DevelopmentSet("here", "here", DEV, squeeze=True), evaluate.DevelopmentSet("gone", "gone"))
+    try:
+        evaluate.evaluate = fake_evaluate
+        result = evaluate.evaluate_all(pipeline, tmp_path, sets=sets)
+    finally:
+        evaluate.evaluate = evaluate_one
+    assert measured == [("here", DEV, True)]
+    assert result["sets"]["here"]["all"]["recall"] == 1.0 and "missing" in result["sets"]["gone"]
+
+
+def test_a_close_up_cut_never_goes_through_another_tile(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import close_ups
+
+    image = np.zeros((200, 400, 3), np.uint8)
+    row = np.array([[10 + 42 * k, 50, 50 + 42 * k, 110] for k in range(5)], np.float64)
+    cut = close_ups.cut_run(image, row, [0, 1, 2, 3, 4], [1, 2])
+    # The margin (6 % of 60 px, rounded out to whole pixels) reaches 2 px into each neighbour: 5 % of it, no more.
+    assert cut is not None and cut.classes == [1, 2]
+    assert cut.boxes[:, 0].min() == pytest.approx(52 - 48) and cut.pixels.shape[:2] == (68, 90)
+    crowded = row.copy()
+    crowded[0] = [30, 50, 70, 110]  # reaches 18 px under tile 2: a cut around tile 2 holds 55 % of it
+    assert close_ups.cut_run(image, crowded, [0, 1, 2, 3, 4], [1]) is None

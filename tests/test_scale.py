@@ -44,12 +44,14 @@ def test_a_hand_of_small_tiles_costs_no_second_look():
     assert not result.fired and result.detections == first and detect.images == []
 
 
-def test_close_ups_fire_and_a_few_small_tiles_do_not():
+def test_close_ups_fire_and_a_few_small_confident_tiles_do_not():
     shape = (480, 640, 3)
     assert scale.needs_zoom_out([], shape)  # nothing found
     assert scale.needs_zoom_out([tile(100, 50, 300, 330)], shape)  # one tile 280 px of 640: large, weak
     assert not scale.needs_zoom_out([tile(60 * i, 50, 60 * i + 90, 170, 0.6) for i in range(7)], shape)  # 4.2
-    assert not scale.needs_zoom_out(row_of_small_tiles(4), shape)  # 38 px of 640 = 6 %: small
+    # Few small boxes: weak ones fire (a large tile's dots come out so, issue 18), confident ones (4.8) do not.
+    assert scale.needs_zoom_out(row_of_small_tiles(4), shape)  # 4 x 0.8 = 3.2
+    assert not scale.needs_zoom_out(row_of_small_tiles(6), shape)
     assert scale.needs_zoom_out([tile(100, 50, 300, 330), tile(150, 100, 200, 160)], shape)  # nested
     assert not scale.needs_zoom_out([*row_of_small_tiles(10), tile(100, 50, 300, 330)], shape)  # 11 boxes
 
@@ -104,6 +106,19 @@ def test_a_close_up_is_one_the_shrunk_view_saw_with_tile_shaped_boxes():
     thin = [tile(100, 50, 130, 330), tile(140, 50, 170, 330)]  # 9x taller than wide: squeezed
     assert not scale.ScalePass(thin, fired=True, shrunk_view_found=2).close_up
     assert not scale.ScalePass([], fired=True, shrunk_view_found=1).close_up
+    # Tile-shaped boxes that are small in the photo: a strip of tiles, not a close-up.
+    assert not scale.ScalePass(large, fired=True, shrunk_view_found=1, large=False).close_up
+
+
+def test_a_shrunk_view_that_would_reshape_a_close_up_worse_is_not_kept():
+    """Issue 18: the pass keeps its boxes only when they are better than the first look's. Here the shrunk view finds
+    one confident square box over the first tile (it would win the suppression and replace a tile-shaped box) and
+    nothing new: the first look stands."""
+    first = [tile(200, 100, 320, 260, 0.35), tile(400, 100, 520, 260, 0.35)]  # two large weak tiles: it fires
+    detect = RecordingDetector([tile(260, 170, 340, 250, 0.6)])  # canvas pixels: offset (160, 120), half size
+    result = scale.zoom_out(np.full((480, 640, 3), 240, np.uint8), detect, first)
+    assert result.fired and len(detect.images) == 1
+    assert [d.box for d in result.detections] == [d.box for d in first]
 
 
 def drawn_tile(face: str, tile_height: int, frame: tuple[int, int] = (640, 480)) -> tuple[np.ndarray, np.ndarray]:

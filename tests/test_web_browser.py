@@ -126,13 +126,14 @@ def test_photo_fix_context_score(page):
 
 
 def test_the_rules_suggestion_is_one_tap(page):
-    """hand_019 shows 15 tiles to the shipped models where its labels hold 14 (manifest.json): the classifier's
-    reading is no winning hand, the rules suggest the one that is; one tap takes it, and the hand is the labelled
-    one."""
-    choose_photo(page, "hand_019.jpg")
+    """hand_020 shows 14 tiles that make no hand (1m 3m 4m ..., as printed on the tiles: manifest.json): the
+    classifier's reading is no winning hand, the rules suggest the one that is (its 1m as 2m); one tap takes it,
+    and the hand is the labelled one with that tile changed. (hand_019 served here until the detector joined its
+    split white dragon: it now reads as labelled, with nothing to suggest.)"""
+    choose_photo(page, "hand_020.jpg")
     assert "not a complete hand" in page.inner_text("#reading") and not page.locator("#to-context").is_visible()
     button = page.locator("#take-suggestion")
-    assert button.is_visible() and "as not a tile" in button.inner_text()
+    assert button.is_visible() and "tile 1 as" in button.inner_text()
     before = fixes_done(page)
     button.tap()
     wait_for_fix(page, before)
@@ -140,7 +141,10 @@ def test_the_rules_suggestion_is_one_tap(page):
     assert reading.endswith("(a complete hand)") and not button.is_visible()
     assert page.locator("#to-context").is_visible()
     hand = reading.split(": ", 1)[1].rsplit(" (", 1)[0]
-    assert Counter(parse_hand(hand).all_tiles()) == Counter(MANIFEST["hand_019"]["tiles"])
+    expected = Counter(MANIFEST["hand_020"]["tiles"])
+    expected.subtract({"1m": 1})
+    expected.update({"2m": 1})
+    assert Counter(parse_hand(hand).all_tiles()) == +expected
 
 
 @pytest.fixture(scope="module")

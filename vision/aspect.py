@@ -7,7 +7,8 @@ its boxes are mostly long and thin the same way (median long/short side over `SQ
 1.2-1.5 even at a slant). The photo is then shrunk along one axis (the boxes' long axis when they show one, else
 both in turn) by each factor of `FACTORS` and detected again; the try with the most tile-shaped evidence (the sum of
 the scores of boxes whose long/short side is within `TILE_SHAPED`) wins if it has `MIN_GAIN` times the first
-pass's. An ordinary photo of a hand (14 tiles found, scores summing to about 6) does not start it, so it costs a
+pass's and is a better look (`vision.second_look.better_look`: more boxes, scored as well, shaped about as well).
+An ordinary photo of a hand (14 tiles found, scores summing to about 6) does not start it, so it costs a
 median there (0.09 ms); the factors are tried on a copy at most `SEARCH_SIDE` long, which is cheap to detect.
 
 The classifier's crops are cut from the shrunk photo, where the tiles have their shape back (with an earlier setting
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 from fanscan.vision.detect import DetectedTile, scaled_tiles
+from fanscan.vision.second_look import better_look
 
 SQUEEZED_ASPECT = 3.0  # median long/short side of the first pass's boxes above which the photo looks squeezed
 FACTORS = (2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0)  # shrink factors tried along the boxes' long axis
@@ -39,6 +41,13 @@ WEAK_EVIDENCE = 4.0  # detection scores summing to less than this start the sear
 MIN_GAIN = 1.5  # a shrunk photo must show this many times the evidence of the first pass to replace it
 SEARCH_SIDE = 640  # the factors are tried on a copy this long at most
 MIN_SIDE = 32  # no shrinking below this many pixels
+# A camera's frame is at most this long against its width (21:9 is 2.33); a longer photo was cut or squeezed.
+NATURAL_ASPECT = 2.4
+# The winner replaces the first pass only when `second_look.better_look` says so, its boxes' shape allowed this much
+# worse than the first pass's (a squeezed photo's few first boxes are often pieces that look tile-shaped): 0.2 kept
+# 519 of the search's 522 tiles gained on the squeezed dev photos (0: 413) and turned riichi-table-leomiura's
+# -42 tiles (its frames, squeezed 1.5x, were shrunk 8x into squares) into +3.
+SHAPE_SLACK = 0.2
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,12 @@ def tile_evidence(detections: Sequence[DetectedTile]) -> float:
     return float(sum(d.score for d, ok in zip(detections, shaped, strict=True) if ok))
 
 
+def natural_aspect(shape: tuple[int, ...]) -> bool:
+    """Whether a photo of this shape could be a camera's own frame (long side at most NATURAL_ASPECT x the short)."""
+    height, width = shape[:2]
+    return max(height, width) <= NATURAL_ASPECT * max(1, min(height, width))
+
+
 def stretched_back(tiles: Sequence[DetectedTile], fix: AspectFix) -> list[DetectedTile]:
     """Detections of the shrunk photo in the pixels of the photo before shrinking (orientation kept: it was judged
     where the tiles have their shape)."""
@@ -117,7 +132,7 @@ def unsqueeze(
                 break
             found = detect(shrunk)
             evidence = tile_evidence(found)
-            if evidence > best_evidence:
+            if evidence > best_evidence and better_look(first, found, SHAPE_SLACK):
                 best_evidence, best_fix, best_found = evidence, fix, found
     if not best_fix.changed:
         return image, best_fix, first

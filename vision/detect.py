@@ -52,6 +52,15 @@ REFINE_FEWER_THAN = 5
 REFINE_MAX_FACTOR = 3  # the closer look runs at up to 3 x 384 = 1152 px on the long side
 # Neighbours count as side by side when the offset across the row is under this share of the offset along it.
 PARTITION_ALIGNMENT = 0.3
+# Two boxes that overlap along the row by this share of the narrower one's width, lie in one row (their heights
+# overlap by `SPLIT_SAME_ROW` of the shorter) and together make a box no wider than tall are one tile found twice
+# (a large flat tile, a white dragon's two bars: `merge_split_tiles`); neighbours in a row overlap far less.
+SPLIT_OVERLAP = 0.35
+SPLIT_SAME_ROW = 0.7
+SPLIT_SPACING = 0.6  # a split tile's two peaks are closer than this share of the photo's tile spacing
+# The pair's union must be this wide against its height at least: thin tiles of a squeezed photo stay apart.
+SPLIT_UNION_MIN_ASPECT = 0.5
+SPACING_FROM = 4  # boxes needed to measure the spacing from the peaks
 # ONNX metadata keys of the box-size calibration: factors applied to each box's width / height about its centre.
 BOX_SCALE_KEYS = ("box_scale_x", "box_scale_y")
 REQUIRED_KEYS = ("input_size", "normalisation_mean", "normalisation_std", "output_stride")
@@ -136,6 +145,8 @@ class TileDetector:
         self.input_name = self.session.get_inputs()[0].name
         # A local look at upright boxes that may lie sideways (`vision.sideways`); False: the net's boxes only.
         self.sideways_check = True
+        # One tile found as two overlapping halves becomes one box (`merge_split_tiles`); False only to measure it.
+        self.merge_splits = True
 
     def run(self, image_bgr: np.ndarray, size: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
         """Letterboxed forward pass: (heatmap (H, W), distances (4, H, W) in input pixels, scale input/original)."""
@@ -144,9 +155,10 @@ class TileDetector:
         return heat[0, 0], distances[0], scale
 
     def detect(self, image_bgr: np.ndarray, score_threshold: float | None = None, refine: bool = True,
-               partition: bool | None = None) -> list[DetectedTile]:
+               partition: bool | None = None, merge_splits: bool | None = None) -> list[DetectedTile]:
+        """`merge_splits` None: as `self.merge_splits` says."""
         boxes, scores, centres = self.proposals(image_bgr, score_threshold, refine)
-        tiles = self.finish(boxes, scores, centres, image_bgr.shape[:2], partition)
+        tiles = self.finish(boxes, scores, centres, image_bgr.shape[:2], partition, merge_splits)
         return self.recheck_sideways(image_bgr, tiles) if self.sideways_check else tiles
 
     def recheck_sideways(self, image_bgr: np.ndarray, tiles: list[DetectedTile]) -> list[DetectedTile]:
@@ -190,7 +202,7 @@ class TileDetector:
         return boxes[keep], scores[keep], centres[keep]
 
     def finish(self, boxes: np.ndarray, scores: np.ndarray, centres: np.ndarray, shape: tuple[int, ...],
-               partition: bool | None = None) -> list[DetectedTile]:
+               partition: bool | None = None, merge_splits: bool | None = None) -> list[DetectedTile]:
         """Proposals → tiles: size calibration, then the split of overlapping neighbours, then the photo's frame.
 
         The calibration comes first because it corrects the net's own (systematic) size error; the split only
@@ -198,6 +210,8 @@ class TileDetector:
         shared edges it set off the midpoints. Suppression ran before, on the boxes the threshold was chosen with.
         """
         h, w = shape[:2]
+        if self.merge_splits if merge_splits is None else merge_splits:
+            boxes, scores, centres = merge_split_tiles(boxes, scores, centres)
         if self.info.centre_suppression > 0 and len(boxes) > 1:
             keep = suppress_inner(boxes, scores, self.info.centre_suppression)
             boxes, scores, centres = boxes[keep], scores[keep], centres[keep]
@@ -374,6 +388,48 @@ def partition_overlaps(boxes: np.ndarray, centres: np.ndarray, along: float = PA
     out[:, 3] = np.minimum(out[:, 3], np.where(below, mid_y, np.inf).min(axis=1))
     out[:, 1] = np.maximum(out[:, 1], np.where(above, mid_y, -np.inf).max(axis=1))
     return out
+
+
+def merge_split_tiles(boxes: np.ndarray, scores: np.ndarray, centres: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs of boxes that are one tile found twice, each pair made one box (their union, the better score, the
+    mean of the peaks): upright, in one row, overlapping along it by at least `SPLIT_OVERLAP` of the narrower box,
+    together no wider than tall (and at least `SPLIT_UNION_MIN_ASPECT` as wide), and with peaks closer than
+    `SPLIT_SPACING` of the photo's tile spacing (the median
+    distance from a peak to its nearest other peak; the median box width with fewer than `SPACING_FROM` boxes).
+    The spacing is what tells a split tile from neighbours whose boxes came out too wide: in such a photo every
+    neighbour is as close. Closest pairs first; a box joins one pair at most."""
+    if len(boxes) < 2:
+        return boxes, scores, centres
+    widths, heights = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+    distance = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
+    np.fill_diagonal(distance, np.inf)
+    spacing = float(np.median(distance.min(axis=1))) if len(boxes) >= SPACING_FROM else float(np.median(widths))
+    overlap_x = np.minimum(boxes[:, None, 2], boxes[None, :, 2]) - np.maximum(boxes[:, None, 0], boxes[None, :, 0])
+    overlap_y = np.minimum(boxes[:, None, 3], boxes[None, :, 3]) - np.maximum(boxes[:, None, 1], boxes[None, :, 1])
+    union_w = np.maximum(boxes[:, None, 2], boxes[None, :, 2]) - np.minimum(boxes[:, None, 0], boxes[None, :, 0])
+    union_h = np.maximum(boxes[:, None, 3], boxes[None, :, 3]) - np.minimum(boxes[:, None, 1], boxes[None, :, 1])
+    upright = widths < heights
+    split = ((overlap_x >= SPLIT_OVERLAP * np.minimum(widths[:, None], widths[None, :]))
+             & (overlap_y >= SPLIT_SAME_ROW * np.minimum(heights[:, None], heights[None, :]))
+             & (union_w < union_h) & (union_w >= SPLIT_UNION_MIN_ASPECT * union_h)
+             & upright[:, None] & upright[None, :] & (distance < SPLIT_SPACING * spacing))
+    if not split.any():
+        return boxes, scores, centres
+    boxes, scores, centres = boxes.copy(), scores.copy(), centres.copy()
+    used = np.zeros(len(boxes), bool)
+    gone = np.zeros(len(boxes), bool)
+    pairs = np.argwhere(np.triu(split))
+    for i, j in pairs[np.argsort(distance[pairs[:, 0], pairs[:, 1]], kind="stable")]:
+        if used[i] or used[j]:
+            continue
+        keep, drop = (i, j) if scores[i] >= scores[j] else (j, i)
+        boxes[keep] = [min(boxes[i, 0], boxes[j, 0]), min(boxes[i, 1], boxes[j, 1]),
+                       max(boxes[i, 2], boxes[j, 2]), max(boxes[i, 3], boxes[j, 3])]
+        centres[keep] = (centres[i] + centres[j]) / 2
+        used[i] = used[j] = gone[drop] = True
+    kept = np.flatnonzero(~gone)
+    return boxes[kept], scores[kept], centres[kept]
 
 
 def suppress_inner(boxes: np.ndarray, scores: np.ndarray, fraction: float) -> np.ndarray:

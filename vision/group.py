@@ -50,6 +50,14 @@ ALTERNATIVE_MARGIN = math.log(50.0)
 ALTERNATIVE_SEARCH = 100
 # Below this probability a tile is called uncertain.
 LOW_CONFIDENCE = 0.8
+# A box lying this share of its area over another box, or smaller than this share of the photo's median box, may be
+# a duplicate (one tile found twice, or a piece of one): `none` (not a tile) becomes as probable as half that
+# overlap (or half the missing share of a tile), so that the rules drop such a box before they re-read a clear tile
+# as something else (issue 20: hand_018's 7s suggested as a flower beside a duplicate white-dragon box). A box alone
+# keeps the classifier's own `none`.
+DUPLICATE_OVERLAP = 0.3
+PART_OF_A_TILE = 0.6
+MAX_OF_A_KIND = 4
 
 # Status of a reading, best first.
 COMPLETE, READY, INCOMPLETE, INVALID = hand_shape.COMPLETE, hand_shape.READY, hand_shape.INCOMPLETE, hand_shape.INVALID
@@ -325,6 +333,72 @@ def _hand_layout(tiles: Sequence[ObservedTile]) -> tuple[Layout, Layout, list[bo
     return layout, hand_layout, sideways, apart
 
 
+def _box(quad: Sequence[Point]) -> tuple[float, float, float, float]:
+    xs, ys = [p[0] for p in quad], [p[1] for p in quad]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def duplicate_evidence(tiles: Sequence[ObservedTile]) -> list[float]:
+    """For each tile, how much its box looks like a duplicate, 0..1: the largest share of its area lying over another
+    box, or, for a box under `PART_OF_A_TILE` of the median box's area, the share of a tile it lacks."""
+    boxes = [_box(t.quad) for t in tiles]
+    areas = [max((x1 - x0) * (y1 - y0), 1e-9) for x0, y0, x1, y1 in boxes]
+    median = sorted(areas)[len(areas) // 2] if areas else 0.0
+    evidence = []
+    for i, (x0, y0, x1, y1) in enumerate(boxes):
+        over = max((max(0.0, min(x1, b[2]) - max(x0, b[0])) * max(0.0, min(y1, b[3]) - max(y0, b[1]))
+                    for j, b in enumerate(boxes) if j != i), default=0.0) / areas[i]
+        part = 1.0 - areas[i] / median if len(boxes) > 2 and areas[i] < PART_OF_A_TILE * median else 0.0
+        evidence.append(max(over if over >= DUPLICATE_OVERLAP else 0.0, part))
+    return evidence
+
+
+def _with_duplicate_evidence(candidates: Sequence[tuple[str, float]], evidence: float) -> tuple[tuple[str, float], ...]:
+    """The candidates with `none` at least half as probable as the duplicate evidence says (see DUPLICATE_OVERLAP)."""
+    if evidence <= 0:
+        return tuple(candidates)
+    floor = evidence / 2
+    others = [(t, p) for t, p in candidates if t != NONE]
+    none = max([floor, *(p for t, p in candidates if t == NONE)])
+    return tuple(sorted([*others, (NONE, none)], key=lambda c: -c[1]))
+
+
+def _kind_counts(reading_tiles: Sequence[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for t in reading_tiles:
+        if t in INDEX:
+            counts[t] = counts.get(t, 0) + 1
+    return counts
+
+
+def _within_four_of_a_kind(reading_tiles: tuple[str, ...], options: Sequence[Sequence[Candidate]],
+                           evidence: Sequence[float]) -> tuple[tuple[str, ...], float, list[int]]:
+    """The reading with every kind read at most four times: the surplus boxes of a kind (the most duplicate-like
+    first, then the least probable) read as their next candidate whose kind has room, else `none`; the extra cost
+    (summed -log p) and which tiles were changed."""
+    tiles = list(reading_tiles)
+    changed: list[int] = []
+    extra = 0.0
+    for kind, count in sorted(_kind_counts(tiles).items()):
+        if count <= MAX_OF_A_KIND:
+            continue
+        holders = [i for i, t in enumerate(tiles) if t == kind]
+
+        def probability(i: int, kind: str = kind) -> float:
+            return next((c.prob for c in options[i] if c.tile == kind), 0.0)
+
+        holders.sort(key=lambda i: (-evidence[i], probability(i)))
+        for i in holders[:count - MAX_OF_A_KIND]:
+            counts = _kind_counts(tiles)
+            other = next((c for c in options[i] if c.tile != kind
+                          and (c.tile not in INDEX or counts.get(c.tile, 0) < MAX_OF_A_KIND)), None)
+            new_tile, new_prob = (other.tile, other.prob) if other is not None else (NONE, 1e-6)
+            extra += math.log(max(probability(i), 1e-12)) - math.log(max(new_prob, 1e-12))
+            tiles[i] = new_tile
+            changed.append(i)
+    return tuple(tiles), extra, changed
+
+
 def choose_reading(tiles: Sequence[ObservedTile]) -> Grouping:
     """Rows, melds and the most probable reading that the rules accept (see the module docstring). Tiles lying on
     the table apart from the hand (`vision.hand_apart`) are set aside: read as the classifier's best, in no hand."""
@@ -333,9 +407,10 @@ def choose_reading(tiles: Sequence[ObservedTile]) -> Grouping:
     layout, hand_layout, sideways, apart = _hand_layout(tiles)
     structures, lone_sideways = _structures(hand_layout, sideways)
     set_aside = set(apart.set_aside)
+    evidence = duplicate_evidence(tiles)
     options: list[tuple[Candidate, ...]] = []
     for i, tile in enumerate(tiles):
-        pruned = prune_candidates(tile.candidates, SEARCH_MARGIN)
+        pruned = prune_candidates(_with_duplicate_evidence(tile.candidates, evidence[i]), SEARCH_MARGIN)
         if not pruned:
             raise ValueError(f"tile {i + 1} has no classifier candidates")
         # The rules say nothing of a table tile: it keeps the classifier's best reading and does not branch.
@@ -373,7 +448,22 @@ def choose_reading(tiles: Sequence[ObservedTile]) -> Grouping:
     else:
         best, same_status = found[0], []
     # Five of a kind cannot be on the table: the most probable reading that can be is the classifier's reading here.
-    possible = next((r for r in found if r.status != INVALID), found[0])
+    # When the search reached none (six boxes of white dragon, each tile found twice), the surplus boxes are read as
+    # something else or as `none` (`_within_four_of_a_kind`), and the proposal says which it changed.
+    possible = next((r for r in found if r.status != INVALID), None)
+    warnings: list[str] = []
+    if max(_kind_counts(found[0].tiles).values(), default=0) > MAX_OF_A_KIND:
+        fixed_tiles, extra, changed = _within_four_of_a_kind(found[0].tiles, options, evidence)
+        fixed = min((_assemble(fixed_tiles, found[0].cost + extra, s, sideways) for s in structures),
+                    key=lambda r: _STATUS_RANK[r.status])
+        if possible is None or fixed.cost < possible.cost:
+            possible = fixed
+            warnings.append("more than four of a kind as read: " + ", ".join(
+                f"a {found[0].tiles[i]} box read as {fixed_tiles[i]}" for i in changed))
+    if possible is None:
+        possible = found[0]  # over four of no kind, yet invalid: nothing the rules can mend
+    if best.status == INVALID:
+        best = possible
     suggestion = None
     if best.cost - possible.cost > RULES_MARGIN + 1e-9:  # (sums of the same costs in another order)
         # Too far from what the classifier saw to propose: the rules' reading becomes a suggestion, kept first
@@ -383,6 +473,6 @@ def choose_reading(tiles: Sequence[ObservedTile]) -> Grouping:
     if found[0] is not best:
         alternatives.append(found[0])
     checked = len(found)
-    return Grouping(layout, best, tuple(alternatives), checked, lone_sideways=tuple(lone_sideways),
+    return Grouping(layout, best, tuple(alternatives), checked, tuple(warnings), lone_sideways=tuple(lone_sideways),
                     set_aside=apart.set_aside, hand_ambiguous=apart.ambiguous, suggestion=suggestion)
 
