@@ -350,9 +350,10 @@ def assert_breaks_only_between_words_and_groups(page, selector: str) -> None:
 
 
 def test_a_suggestion_is_a_button_never_a_terminal_command_and_the_reading_breaks_between_tiles(page):
-    """hand_019's warnings (the terminal's) say "check it ('fix 8 none')": the page says what to tap instead. Its
-    reading line, longer than a 390-px screen, breaks between words and tile groups, never inside one."""
-    choose_photo(page, "hand_019.jpg")
+    """hand_020's warnings (the terminal's) say "check it ('fix 1 2m')": the page says what to tap instead. Its
+    reading line, longer than a 390-px screen, breaks between words and tile groups, never inside one. (hand_019,
+    which this test read first, now reads as labelled, with no suggestion.)"""
+    choose_photo(page, "hand_020.jpg")
     text = page.inner_text("body")
     assert "'fix" not in text and not re.search(r"\bfix \d", text), text
     assert "Use the rules' suggestion" in page.inner_text("#warnings")  # it names the button
@@ -367,7 +368,7 @@ def test_a_suggestion_is_a_button_never_a_terminal_command_and_the_reading_break
       pageWarning("check tile 3 ('fix 3 7p')")]""")
     assert not [line for line in words if re.search(r"'fix|\bfix (\d|N\b)", line)], words
     assert "Back in the hand" in words[0] and "Not in the hand" in words[1] and "tap tile 3" in words[2]
-    # and those taps are there: tile 8 (the tile too many) set aside as a table tile, then taken back
+    # and those taps are there: tile 8 set aside as a table tile, then taken back
     page.locator("#tile-strip button[data-number='8']").tap()
     assert page.locator("#take-back").is_hidden()
     before = fixes_done(page)
