@@ -96,7 +96,7 @@ def test_a_cluster_batch_killed_midway_resumes_with_every_photo_once(tmp_path):
 
 
 def test_the_batch_scores_photos_itself_while_the_cluster_starts(tmp_path, monkeypatch, capsys):
-    from fanscan import batch_cluster
+    from fanscan.batch import cluster as batch_cluster
 
     folder = photos(tmp_path / "photos", ("hand_001.jpg", "hand_007.jpg", "hand_016.jpg", "hand_020.jpg"),
                     copies=2)
@@ -133,12 +133,12 @@ def test_the_batch_scores_photos_itself_while_the_cluster_starts(tmp_path, monke
 
 
 def test_a_worker_that_cannot_see_the_folder_gets_the_bytes(tmp_path, monkeypatch):
-    from fanscan import batch_rows
-    from fanscan.batch_cluster import _stream
-    from fanscan.batch_files import list_files
-    from fanscan.batch_rows import PhotoJob, score_job
-    from fanscan.batch_settings import batch_settings
-    from fanscan.batch_worker import PLUGIN_NAME, ModelLoader
+    from fanscan.batch import rows as batch_rows
+    from fanscan.batch.cluster import _stream
+    from fanscan.batch.files import list_files
+    from fanscan.batch.rows import PhotoJob, score_job
+    from fanscan.batch.settings import batch_settings
+    from fanscan.batch.worker import PLUGIN_NAME, ModelLoader
 
     folder = photos(tmp_path / "photos", ("hand_001.jpg", "hand_007.jpg", "hand_016.jpg"))
     files = list_files(folder).files
@@ -177,7 +177,7 @@ def test_a_worker_killed_midway_has_its_photos_redone_once(tmp_path):
 @pytest.mark.parametrize("photos", [1, 31, 32, 64, 65, 260, 511, 512, 10_000, 1_000_000])
 @pytest.mark.parametrize("threads", [1, 2, 8, 400])
 def test_the_default_chunk_gives_each_thread_many_tasks_of_at_most_16_photos(photos, threads):
-    from fanscan.batch_cluster import auto_chunk
+    from fanscan.batch.cluster import auto_chunk
 
     chunk = auto_chunk(photos, threads)
     tasks = -(-photos // chunk)
@@ -191,7 +191,7 @@ def test_the_default_chunk_gives_each_thread_many_tasks_of_at_most_16_photos(pho
 @pytest.mark.parametrize("photos, chunk, threads", [(1, 1, 1), (7, 4, 1), (248, 8, 2), (10_000, 16, 400),
                                                      (1_000_000, 16, 400), (100, 16, 2)])
 def test_tasks_hold_every_photo_once_and_shrink_to_single_photos_at_the_end(photos, chunk, threads):
-    from fanscan.batch_cluster import task_sizes
+    from fanscan.batch.cluster import task_sizes
 
     sizes = list(task_sizes(photos, chunk, threads))
     assert sum(sizes) == photos and all(1 <= size <= chunk for size in sizes)

@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 from test_cli_photo import SAMPLES, labels_as_models, run_cli  # noqa: F401  (a fixture, used by all below)
 
-from fanscan.batch_lock import TableLock
-from fanscan.batch_table import COLUMNS
+from fanscan.batch.lock import TableLock
+from fanscan.batch.table import COLUMNS
 
 pytestmark = pytest.mark.usefixtures("labels_as_models")
 
@@ -158,7 +158,7 @@ def test_a_lock_left_by_a_killed_batch_does_not_block(capsys, tmp_path):
 def test_two_processes_at_once_one_refuses(tmp_path):
     """Two real processes race for one table: exactly one gets the lock."""
     table = tmp_path / "t.csv"
-    script = ("import sys, time; from pathlib import Path; from fanscan.batch_lock import TableLock\n"
+    script = ("import sys, time; from pathlib import Path; from fanscan.batch.lock import TableLock\n"
               "from fanscan.scoring.errors import FanscanError\n"
               f"t = Path({str(table)!r})\n"
               "try:\n    lock = TableLock(Path(str(t) + '.lock'), t); lock.acquire()\n"
@@ -248,7 +248,7 @@ def test_other_model_versions_refuse_a_resume(capsys, tmp_path, monkeypatch):
     folder = folder_of(tmp_path, OK_PHOTOS)
     table = tmp_path / "t.csv"
     batch(capsys, folder, table)
-    monkeypatch.setattr("fanscan.batch_settings.model_versions",
+    monkeypatch.setattr("fanscan.batch.settings.model_versions",
                         lambda: {"tile_detector.onnx": "sha256:0000", "tile_classifier.onnx": "sha256:0000"})
     code, _, err = batch(capsys, folder, table)
     assert code == 2 and "models.tile_detector.onnx" in one_line_error(err)
@@ -289,7 +289,7 @@ def test_a_profile_rebuilt_under_the_same_name_counts_as_other_settings(tmp_path
     the same file must be refused."""
     import argparse
 
-    from fanscan.batch_settings import batch_settings, normalised, settings_differences
+    from fanscan.batch.settings import batch_settings, normalised, settings_differences
 
     profile = tmp_path / "set.npz"
     profile.write_bytes(b"first build")

@@ -20,12 +20,12 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from fanscan.batch_files import BatchFile, FolderListing, list_files
-from fanscan.batch_lock import TableLock
-from fanscan.batch_progress import Progress
-from fanscan.batch_rows import PhotoJob, score_job
-from fanscan.batch_settings import batch_settings, check_settings, normalised, record_settings
-from fanscan.batch_table import COLUMNS, TableContents, TableWriter, check_table_name, clear_table, read_table, sidecar
+from fanscan.batch.files import BatchFile, FolderListing, list_files
+from fanscan.batch.lock import TableLock
+from fanscan.batch.progress import Progress
+from fanscan.batch.rows import PhotoJob, score_job
+from fanscan.batch.settings import batch_settings, check_settings, normalised, record_settings
+from fanscan.batch.table import COLUMNS, TableContents, TableWriter, check_table_name, clear_table, read_table, sidecar
 from fanscan.commands.photo import add_context_arguments, add_profile_argument, add_review_arguments
 from fanscan.scoring.errors import FanscanError
 
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     if (args.send_bytes or args.chunk is not None) and not (args.workers or args.scheduler):
         raise FanscanError("--send-bytes and --chunk are for a Dask cluster: add --workers N or --scheduler ADDRESS")
     if args.workers:
-        from fanscan.batch_cluster import start_worker_fork_server
+        from fanscan.batch.cluster import start_worker_fork_server
 
         start_worker_fork_server()  # the workers' imports run while this process reads the table and the folder
     settings = batch_settings(args)
@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
             progress.note(f"{len(listing.files) - len(todo)} of {len(listing.files)} files already in {out}; "
                           f"doing the other {len(todo)}")
         if args.scheduler or args.workers:
-            from fanscan.batch_cluster import cluster_rows
+            from fanscan.batch.cluster import cluster_rows
 
             rows = cluster_rows(todo, settings, scheduler=args.scheduler, workers=args.workers,
                                 send_bytes=args.send_bytes, chunk=args.chunk, note=progress.note)

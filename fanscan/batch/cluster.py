@@ -3,7 +3,7 @@ cluster, rows streamed back to the batch process as they finish.
 
 - `--workers N` starts a local cluster of N worker processes of one thread each; `--scheduler tcp://HOST:8786`
   joins a running one (started with `dask scheduler` and `dask worker --nthreads 1`).
-- `batch_worker.ModelLoader`, a worker plugin, loads the models once per worker process, with one onnxruntime
+- `worker.ModelLoader`, a worker plugin, loads the models once per worker process, with one onnxruntime
   thread per model and one OpenCV thread, so that N processes on N cores do not fight over them.
 - Photos go by path (the workers share the file system); a worker that cannot see a path answers `NOT_VISIBLE` and
   that photo is sent again as bytes, read here. `send_bytes` sends every photo as bytes from the start.
@@ -32,8 +32,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from fanscan.batch_files import BatchFile
-from fanscan.batch_rows import NOT_VISIBLE, PhotoJob, error_row, score_job, score_jobs_on_worker
+from fanscan.batch.files import BatchFile
+from fanscan.batch.rows import NOT_VISIBLE, PhotoJob, error_row, score_job, score_jobs_on_worker
 from fanscan.scoring.errors import FanscanError
 
 CONNECT_TIMEOUT_S = 20
@@ -43,7 +43,7 @@ TASKS_PER_THREAD = 16
 MAX_AUTO_CHUNK = 16
 # What the fork server of a local cluster's workers imports once, so that each worker forked from it starts warm.
 WORKER_PRELOAD = ["distributed", "numpy", "cv2", "onnxruntime", "fanscan.vision.pipeline", "fanscan.vision.classify",
-                  "fanscan.batch_rows", "fanscan.batch_worker"]
+                  "fanscan.batch.rows", "fanscan.batch.worker"]
 
 
 def require_dask() -> None:
@@ -155,7 +155,7 @@ class ReadyCluster(NamedTuple):
 def _ready_client(stack: ExitStack, scheduler: str | None, workers: int | None,
                   settings: dict[str, Any]) -> ReadyCluster:
     """A client of a cluster whose workers have loaded the same models as `settings` says."""
-    from fanscan.batch_worker import PLUGIN_NAME, ModelLoader, worker_model_versions
+    from fanscan.batch.worker import PLUGIN_NAME, ModelLoader, worker_model_versions
 
     client = _client(stack, scheduler, workers)
     try:

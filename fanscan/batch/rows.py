@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fanscan.batch_files import BatchFile
-from fanscan.batch_settings import settings_namespace
+from fanscan.batch.files import BatchFile
+from fanscan.batch.settings import settings_namespace
 from fanscan.scoring.errors import FanscanError
 
 NEEDS_REVIEW = "needs_review"  # row status of a hand complete only by a rule override (see --accept-overrides)
