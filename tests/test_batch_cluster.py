@@ -199,3 +199,22 @@ def test_tasks_hold_every_photo_once_and_shrink_to_single_photos_at_the_end(phot
     assert sizes[-min(len(sizes), threads):] == [1] * min(len(sizes), threads)  # every thread ends on one photo
     if photos >= 4 * chunk * threads:
         assert sizes[0] == chunk  # full chunks while plenty is left
+
+
+def test_workers_start_in_a_folder_that_holds_a_clone_of_fanscan(tmp_path):
+    """Run from the folder that holds the clone, a `fanscan/` folder without `__init__.py` is in the current folder:
+    a process with the current folder on `sys.path` (as `python -c` puts it) imports it as a namespace package
+    `fanscan` ahead of the installed one (an editable install's finder comes after the path). The workers must import
+    fanscan as the batch process does."""
+    holder = tmp_path / "src"
+    (holder / "fanscan" / "vision").mkdir(parents=True)  # a clone: vision/, scoring/... but no fanscan/__init__.py
+    folder = photos(tmp_path / "photos", ("hand_001.jpg", "hand_002.jpg"))
+    launcher = tmp_path / "bin" / "fanscan"  # as the console script: its own folder on sys.path, not the current one
+    launcher.parent.mkdir()
+    launcher.write_text("import sys\nfrom fanscan.cli import main\nif __name__ == '__main__':\n    sys.exit(main())\n")
+    table = tmp_path / "scores.jsonl"
+    done = subprocess.run([sys.executable, str(launcher), "batch", str(folder), "--out", str(table), "--workers", "2"],
+                          cwd=holder, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]  # both hands score
+    assert "2 workers, 2 threads" in done.stderr and "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert sorted(rows_by_file(table)) == ["0_hand_001.jpg", "0_hand_002.jpg"]

@@ -19,11 +19,14 @@ cluster, rows streamed back to the batch process as they finish.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import itertools
 import logging
 import multiprocessing
 import multiprocessing.forkserver
+import os
+import sys
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -63,12 +66,35 @@ def start_worker_fork_server() -> None:
     """Start (in the background) the process that the local cluster's workers will be forked from, importing
     `WORKER_PRELOAD` meanwhile. A spawned worker would import Dask, OpenCV and onnxruntime itself, seconds of start-up
     that a batch of a few hundred photos notices; a plain fork of this process would inherit any OpenCV thread pool
-    it runs (a library caller's), which hangs the child. Call it early: its imports overlap this process's work."""
+    it runs (a library caller's), which hangs the child. Call it early: its imports overlap this process's work.
+
+    The fork server is a `python -c` process, which puts the current folder first on `sys.path`: run from the folder
+    that holds a clone (a `fanscan/` folder without `__init__.py`), its preload would import that folder as a namespace
+    package `fanscan`, ahead of an editable install, and every worker forked from it would fail. It starts with
+    `PYTHONSAFEPATH` (Python 3.11+: no current folder on `sys.path`); before 3.11 it preloads no fanscan module, and
+    the workers import them under this process's `sys.path` (which multiprocessing gives each of them)."""
     require_dask()
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return
-    multiprocessing.get_context("forkserver").set_forkserver_preload(WORKER_PRELOAD)
-    multiprocessing.forkserver.ensure_running()
+    preload = [m for m in WORKER_PRELOAD if sys.version_info >= (3, 11) or not m.startswith("fanscan.")]
+    multiprocessing.get_context("forkserver").set_forkserver_preload(preload)
+    with _environment(PYTHONSAFEPATH="1"):
+        multiprocessing.forkserver.ensure_running()
+
+
+@contextlib.contextmanager
+def _environment(**variables: str) -> Iterator[None]:
+    """These environment variables set for the processes started meanwhile (this process's own as they were after)."""
+    before = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def auto_chunk(photos: int, threads: int) -> int:
