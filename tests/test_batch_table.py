@@ -215,6 +215,7 @@ def test_recursive_scores_the_sub_folders(capsys, tmp_path):
     table = tmp_path / "t.jsonl"
     _, _, err = batch(capsys, folder, table)
     assert [r["file"] for r in json_rows(table)] == ["hand_001.jpg"] and "1 sub-folder not entered" in err
+    assert "1 file: 1 scored, 0 errors" in err  # the number of each count says it
     assert batch(capsys, folder, table, "--recursive")[0] == 0
     assert [r["file"] for r in json_rows(table)] == ["hand_001.jpg", "day2/hand_016.jpg"]
 
@@ -428,4 +429,5 @@ def test_a_row_of_a_photo_whose_worker_died_is_redone(capsys, tmp_path, suffix):
     code, _, err = batch(capsys, folder, table)
     rows = csv_rows(table) if suffix == ".csv" else json_rows(table)
     assert code == 0 and sorted(r["file"] for r in rows) == sorted(OK_PHOTOS), err
-    assert all(r["ok"] in (True, "True") for r in rows) and "1 row of photos not scored" in err
+    assert all(r["ok"] in (True, "True") for r in rows)
+    assert "1 photo was not scored on the cluster (its Dask worker died)" in err

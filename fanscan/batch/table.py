@@ -179,13 +179,15 @@ def read_table(table: Path) -> TableContents:
                                 f"{', '.join(map(str, dropped[:10]))}{'...' if len(dropped) > 10 else ''}); "
                                 f"{'its photo is' if len(dropped) == 1 else 'their photos are'} redone")
     if retried:
-        contents.repairs.append(f"{table}: {counted(retried, 'row')} of photos not scored on the cluster (their "
-                                "Dask worker died); trying them again")
+        one = retried == 1
+        contents.repairs.append(f"{table}: {counted(retried, 'photo')} {'was' if one else 'were'} not scored on the "
+                                f"cluster ({'its' if one else 'their'} Dask worker died): scoring "
+                                f"{'it' if one else 'them'} again")
     if tail.strip():
         number = first_line + len(texts)
         if tail_row is not None and tail_row.get("status") == RETRY:
             contents.repairs.append(f"{table}:{number}: the last row (no newline) is of a photo not scored on the "
-                                    "cluster; trying it again")
+                                    "cluster (its Dask worker died): scoring it again")
         elif tail_row is not None and tail_row["file"] not in contents.ok_by_file:
             contents.ok_by_file[tail_row["file"]] = tail_row["ok"]
             kept.append(tail)
