@@ -1,7 +1,8 @@
 """What Dask would print on stderr, handed to a function instead, line by line, so that with `--json-progress` every
 line on stderr is one JSON object (a program follows the batch by parsing them all):
 
-- `log_records_to`: the log records of the scheduler, nanny and client in this process (and Python warnings);
+- `log_records_to`: the log records of the scheduler, nanny and client in this process, WARNING and above (and
+  Python warnings);
 - `stderr_to`: whatever the processes started meanwhile write on their stderr (the fork server of a local cluster's
   workers, hence every worker: Dask's own log lines there, a traceback, a native library's warning).
 """
@@ -21,7 +22,9 @@ LogLine = Callable[[str, str | None, str], None]
 
 class _LineHandler(logging.Handler):
     def __init__(self, log: LogLine) -> None:
-        super().__init__()
+        # WARNING and above: what goes wrong, not Dask's account of its start and close (which the batch silences on
+        # stderr too: there, only its errors show)
+        super().__init__(logging.WARNING)
         self.log = log
         self.setFormatter(logging.Formatter("%(message)s"))
 
