@@ -274,6 +274,7 @@ def test_photos_whose_worker_died_are_retried_and_json_progress_stays_json(tmp_p
         except json.JSONDecodeError:
             pytest.fail(f"a line of --json-progress that is not JSON: {line!r}")
     assert any(e["event"] == "log" and "died" in e["text"] for e in events), events[-5:]
+    assert not any(e["event"] == "log" and e["level"] in ("debug", "info") for e in events)  # only what went wrong
     first = rows_by_file(table)
     retried = {name for name, row in first.items() if row.get("status") == "retry"}
     assert retried and all("its worker died" in first[name]["error"] for name in retried)

@@ -71,7 +71,8 @@ def add_parser(subparsers) -> None:
                          help="photos per Dask task (default: about 16 tasks per worker thread, 1 to 16 photos "
                               "each; more photos a task: less work for the scheduler, more redone when a worker dies)")
     parser.add_argument("--json-progress", action="store_true",
-                        help="progress on stderr as one JSON object per photo, and a summary object")
+                        help="progress on stderr as one JSON object a line: a row object per photo, note and log "
+                             "objects (log: what Dask would print), and a summary object")
     parser.set_defaults(run=run)
 
 
