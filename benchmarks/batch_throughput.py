@@ -34,7 +34,7 @@ from pathlib import Path
 
 from results_file import ROOT, write_json
 
-from fanscan.batch_cluster import auto_chunk
+from fanscan.batch.cluster import auto_chunk
 
 SAMPLES = ROOT / "datasets" / "samples" / "images"
 OUT = ROOT / "benchmarks" / "results" / "batch_throughput.json"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from figure_sources import COMMANDS, load, median
 
-from fanscan.batch_cluster import MAX_AUTO_CHUNK
+from fanscan.batch.cluster import MAX_AUTO_CHUNK
 
 
 def web_speed() -> str:

@@ -96,7 +96,7 @@ def test_a_cluster_batch_killed_midway_resumes_with_every_photo_once(tmp_path):
 
 
 def test_the_batch_scores_photos_itself_while_the_cluster_starts(tmp_path, monkeypatch, capsys):
-    from fanscan import batch_cluster
+    from fanscan.batch import cluster as batch_cluster
 
     folder = photos(tmp_path / "photos", ("hand_001.jpg", "hand_007.jpg", "hand_016.jpg", "hand_020.jpg"),
                     copies=2)
@@ -112,8 +112,8 @@ def test_the_batch_scores_photos_itself_while_the_cluster_starts(tmp_path, monke
             time.sleep(0.2)  # for the starting thread to return
         return row
 
-    def slow_ready_client(stack, scheduler, workers, settings):  # a cluster that takes at least 3 photos to start
-        ready = real_ready_client(stack, scheduler, workers, settings)
+    def slow_ready_client(stack, scheduler, workers, settings, log):  # a cluster that takes 3 photos to start
+        ready = real_ready_client(stack, scheduler, workers, settings, log)
         while len(scored_here) < 3:
             time.sleep(0.01)
         cluster_ready.set()
@@ -133,12 +133,12 @@ def test_the_batch_scores_photos_itself_while_the_cluster_starts(tmp_path, monke
 
 
 def test_a_worker_that_cannot_see_the_folder_gets_the_bytes(tmp_path, monkeypatch):
-    from fanscan import batch_rows
-    from fanscan.batch_cluster import _stream
-    from fanscan.batch_files import list_files
-    from fanscan.batch_rows import PhotoJob, score_job
-    from fanscan.batch_settings import batch_settings
-    from fanscan.batch_worker import PLUGIN_NAME, ModelLoader
+    from fanscan.batch import rows as batch_rows
+    from fanscan.batch.cluster import _stream
+    from fanscan.batch.files import list_files
+    from fanscan.batch.rows import PhotoJob, score_job
+    from fanscan.batch.settings import batch_settings
+    from fanscan.batch.worker import PLUGIN_NAME, ModelLoader
 
     folder = photos(tmp_path / "photos", ("hand_001.jpg", "hand_007.jpg", "hand_016.jpg"))
     files = list_files(folder).files
@@ -177,7 +177,7 @@ def test_a_worker_killed_midway_has_its_photos_redone_once(tmp_path):
 @pytest.mark.parametrize("photos", [1, 31, 32, 64, 65, 260, 511, 512, 10_000, 1_000_000])
 @pytest.mark.parametrize("threads", [1, 2, 8, 400])
 def test_the_default_chunk_gives_each_thread_many_tasks_of_at_most_16_photos(photos, threads):
-    from fanscan.batch_cluster import auto_chunk
+    from fanscan.batch.cluster import auto_chunk
 
     chunk = auto_chunk(photos, threads)
     tasks = -(-photos // chunk)
@@ -191,7 +191,7 @@ def test_the_default_chunk_gives_each_thread_many_tasks_of_at_most_16_photos(pho
 @pytest.mark.parametrize("photos, chunk, threads", [(1, 1, 1), (7, 4, 1), (248, 8, 2), (10_000, 16, 400),
                                                      (1_000_000, 16, 400), (100, 16, 2)])
 def test_tasks_hold_every_photo_once_and_shrink_to_single_photos_at_the_end(photos, chunk, threads):
-    from fanscan.batch_cluster import task_sizes
+    from fanscan.batch.cluster import task_sizes
 
     sizes = list(task_sizes(photos, chunk, threads))
     assert sum(sizes) == photos and all(1 <= size <= chunk for size in sizes)
@@ -199,3 +199,111 @@ def test_tasks_hold_every_photo_once_and_shrink_to_single_photos_at_the_end(phot
     assert sizes[-min(len(sizes), threads):] == [1] * min(len(sizes), threads)  # every thread ends on one photo
     if photos >= 4 * chunk * threads:
         assert sizes[0] == chunk  # full chunks while plenty is left
+
+
+def test_workers_start_in_a_folder_that_holds_a_clone_of_fanscan(tmp_path):
+    """Run from the folder that holds the clone, a `fanscan/` folder without `__init__.py` is in the current folder:
+    a process with the current folder on `sys.path` (as `python -c` puts it) imports it as a namespace package
+    `fanscan` ahead of the installed one (an editable install's finder comes after the path). The workers must import
+    fanscan as the batch process does."""
+    holder = tmp_path / "src"
+    (holder / "fanscan" / "vision").mkdir(parents=True)  # a clone: vision/, scoring/... but no fanscan/__init__.py
+    folder = photos(tmp_path / "photos", ("hand_001.jpg", "hand_002.jpg"))
+    launcher = tmp_path / "bin" / "fanscan"  # as the console script: its own folder on sys.path, not the current one
+    launcher.parent.mkdir()
+    launcher.write_text("import sys\nfrom fanscan.cli import main\nif __name__ == '__main__':\n    sys.exit(main())\n")
+    table = tmp_path / "scores.jsonl"
+    done = subprocess.run([sys.executable, str(launcher), "batch", str(folder), "--out", str(table), "--workers", "2"],
+                          cwd=holder, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]  # both hands score
+    assert "2 workers, 2 threads" in done.stderr and "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert sorted(rows_by_file(table)) == ["0_hand_001.jpg", "0_hand_002.jpg"]
+
+
+def process_children() -> dict[int, list[int]]:
+    """Each process's children, from /proc (Linux)."""
+    children: dict[int, list[int]] = collections.defaultdict(list)
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            children[int(stat.read_text().rsplit(")", 1)[1].split()[1])].append(int(stat.parent.name))
+    return children
+
+
+def local_workers(batch: int) -> list[int]:
+    """The worker processes of a batch's local cluster: the children of its fork server (a child of the batch)."""
+    children = process_children()
+    servers = [pid for pid in children[batch]
+               if "multiprocessing.forkserver" in Path(f"/proc/{pid}/cmdline").read_text(errors="replace")]
+    return [worker for server in servers for worker in children[server]]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the batch's workers in /proc")
+def test_photos_whose_worker_died_are_retried_and_json_progress_stays_json(tmp_path):
+    """With `allowed-failures` 0 a task whose worker dies fails at once (Dask's scheduler logs an ERROR): its photos
+    get rows of status `retry`, which the next run scores; with `--json-progress` every stderr line is JSON."""
+    folder = photos(tmp_path / "photos", sorted(p.name for p in (SAMPLES / "images").glob("*.jpg")), copies=3)
+    table = tmp_path / "scores.jsonl"
+    command = [sys.executable, "-m", "fanscan.cli", "batch", str(folder), "--out", str(table), "--workers", "2",
+               "--chunk", "4"]
+    env = {**os.environ, "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0"}
+    batch = subprocess.Popen([*command, "--json-progress"], stderr=subprocess.PIPE, text=True, env=env)
+    lines: list[str] = []
+
+    def kept(stream):
+        for line in stream:
+            lines.append(line)
+            yield line
+
+    workers: list[int] = []
+    try:
+        begun = cluster_rows_begun(kept(batch.stderr), after=1)
+        workers = local_workers(batch.pid)
+        for pid in workers:  # both, each busy with a task of 4 photos
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        lines += batch.stderr.readlines()
+        assert batch.wait(timeout=300) == 1
+    finally:
+        if batch.poll() is None:
+            batch.kill()
+    assert begun and workers, "the batch ended before the cluster scored a photo"
+    events = []
+    for line in lines:
+        try:
+            events.append(json.loads(line))
+        except json.JSONDecodeError:
+            pytest.fail(f"a line of --json-progress that is not JSON: {line!r}")
+    assert any(e["event"] == "log" and "died" in e["text"] for e in events), events[-5:]
+    assert not any(e["event"] == "log" and e["level"] in ("debug", "info") for e in events)  # only what went wrong
+    first = rows_by_file(table)
+    retried = {name for name, row in first.items() if row.get("status") == "retry"}
+    assert retried and all("its worker died" in first[name]["error"] for name in retried)
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 1, again.stderr[-2000:]  # hand_020 and the 13-tile photos are error rows
+    rows = rows_by_file(table)
+    assert set(rows) == {p.name for p in folder.iterdir()}
+    assert not any(row.get("status") == "retry" for row in rows.values())
+    assert f"{len(retried)} of 60 files already in" not in again.stderr  # the retried ones were done again
+    assert f"{60 - len(retried)} of 60 files already in" in again.stderr
+
+
+def test_what_the_workers_write_on_stderr_goes_to_the_log_function(tmp_path):
+    script = tmp_path / "workers.py"
+    script.write_text(
+        "import json, multiprocessing, os, sys, time\n"
+        "from fanscan.batch.cluster import start_worker_fork_server\n"
+        "def say():\n"
+        "    os.write(2, b'a line from a worker\\n')\n"
+        "if __name__ == '__main__':\n"
+        "    got = []\n"
+        "    start_worker_fork_server(lambda source, level, text: got.append([source, level, text]))\n"
+        "    worker = multiprocessing.get_context('forkserver').Process(target=say)\n"
+        "    worker.start(); worker.join()\n"
+        "    for _ in range(100):\n"
+        "        if got: break\n"
+        "        time.sleep(0.1)\n"
+        "    print(json.dumps(got))\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert ["worker", None, "a line from a worker"] in json.loads(done.stdout)
+    assert "a line from a worker" not in done.stderr

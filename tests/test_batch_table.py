@@ -7,9 +7,12 @@ complete hands, hand_007 shows 13 tiles (an error row).
 
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
 import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,8 +22,8 @@ import numpy as np
 import pytest
 from test_cli_photo import SAMPLES, labels_as_models, run_cli  # noqa: F401  (a fixture, used by all below)
 
-from fanscan.batch_lock import TableLock
-from fanscan.batch_table import COLUMNS
+from fanscan.batch.lock import TableLock
+from fanscan.batch.table import COLUMNS
 
 pytestmark = pytest.mark.usefixtures("labels_as_models")
 
@@ -158,7 +161,7 @@ def test_a_lock_left_by_a_killed_batch_does_not_block(capsys, tmp_path):
 def test_two_processes_at_once_one_refuses(tmp_path):
     """Two real processes race for one table: exactly one gets the lock."""
     table = tmp_path / "t.csv"
-    script = ("import sys, time; from pathlib import Path; from fanscan.batch_lock import TableLock\n"
+    script = ("import sys, time; from pathlib import Path; from fanscan.batch.lock import TableLock\n"
               "from fanscan.scoring.errors import FanscanError\n"
               f"t = Path({str(table)!r})\n"
               "try:\n    lock = TableLock(Path(str(t) + '.lock'), t); lock.acquire()\n"
@@ -202,7 +205,7 @@ def test_every_file_gets_a_row_and_the_count_adds_up(capsys, tmp_path):
     for name, message in expected_errors.items():
         assert rows[name]["ok"] is False and message in rows[name]["error"], rows[name]
     files = 3 + len(expected_errors)
-    assert f"{files} files: 2 scored, {files - 2} errors" in err and "1 hidden files passed over" in err
+    assert f"{files} files: 2 scored, {files - 2} errors" in err and "1 hidden file passed over" in err
 
 
 def test_recursive_scores_the_sub_folders(capsys, tmp_path):
@@ -211,7 +214,8 @@ def test_recursive_scores_the_sub_folders(capsys, tmp_path):
     (folder / "day2" / "hand_016.jpg").write_bytes((SAMPLES / "images" / "hand_016.jpg").read_bytes())
     table = tmp_path / "t.jsonl"
     _, _, err = batch(capsys, folder, table)
-    assert [r["file"] for r in json_rows(table)] == ["hand_001.jpg"] and "1 sub-folders not entered" in err
+    assert [r["file"] for r in json_rows(table)] == ["hand_001.jpg"] and "1 sub-folder not entered" in err
+    assert "1 file: 1 scored, 0 errors" in err  # the number of each count says it
     assert batch(capsys, folder, table, "--recursive")[0] == 0
     assert [r["file"] for r in json_rows(table)] == ["hand_001.jpg", "day2/hand_016.jpg"]
 
@@ -248,7 +252,7 @@ def test_other_model_versions_refuse_a_resume(capsys, tmp_path, monkeypatch):
     folder = folder_of(tmp_path, OK_PHOTOS)
     table = tmp_path / "t.csv"
     batch(capsys, folder, table)
-    monkeypatch.setattr("fanscan.batch_settings.model_versions",
+    monkeypatch.setattr("fanscan.batch.settings.model_versions",
                         lambda: {"tile_detector.onnx": "sha256:0000", "tile_classifier.onnx": "sha256:0000"})
     code, _, err = batch(capsys, folder, table)
     assert code == 2 and "models.tile_detector.onnx" in one_line_error(err)
@@ -271,7 +275,7 @@ def test_exit_status_counts_the_error_rows_of_the_table_also_after_a_resume(caps
     table = tmp_path / "t.csv"
     assert batch(capsys, folder, table)[0] == 1
     code, _, err = batch(capsys, folder, table)  # nothing left to do; the error row is still there
-    assert code == 1 and "3 files: 2 scored, 1 errors (0 done now)" in err
+    assert code == 1 and "3 files: 2 scored, 1 error (0 done now)" in err
     clean = tmp_path / "clean.csv"
     assert batch(capsys, folder_of(tmp_path / "b", OK_PHOTOS), clean)[0] == 0
     assert batch(capsys, tmp_path / "b" / "photos", clean)[0] == 0
@@ -289,7 +293,7 @@ def test_a_profile_rebuilt_under_the_same_name_counts_as_other_settings(tmp_path
     the same file must be refused."""
     import argparse
 
-    from fanscan.batch_settings import batch_settings, normalised, settings_differences
+    from fanscan.batch.settings import batch_settings, normalised, settings_differences
 
     profile = tmp_path / "set.npz"
     profile.write_bytes(b"first build")
@@ -300,3 +304,130 @@ def test_a_profile_rebuilt_under_the_same_name_counts_as_other_settings(tmp_path
     profile.write_bytes(b"second build")
     differences = settings_differences(first, normalised(batch_settings(args)))
     assert len(differences) == 1 and differences[0].startswith("profile_version:")
+
+
+# ---- hostile names and tables --------------------------------------------------------------------------------------
+
+
+def write_under(folder: Path, *parts: bytes, data: bytes) -> None:
+    """A file at a path given as bytes (a name need not be UTF-8), its folders made."""
+    path = os.path.join(os.fsencode(folder), *parts)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as handle:
+        handle.write(data)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_names_not_utf8_or_with_a_newline_get_one_row_each_run_after_run(capsys, tmp_path, suffix):
+    folder = folder_of(tmp_path, OK_PHOTOS[:1])
+    photo = (SAMPLES / "images" / "hand_016.jpg").read_bytes()
+    write_under(folder, b"day\xff", b"hand_016.jpg", data=photo)  # Latin-1 bytes, not UTF-8
+    write_under(folder, b"day\n2", b"hand_016.jpg", data=photo)
+    write_under(folder, b"caf\xe9\r.jpg", data=photo)
+    # the names as their rows give them: each byte that is not UTF-8 and each line break as a Python escape
+    expected = ["caf\\xe9\\r.jpg", "day\\n2/hand_016.jpg", "day\\xff/hand_016.jpg", "hand_001.jpg"]
+    table = tmp_path / f"t{suffix}"
+    for _ in range(3):  # the first run, then two resumes
+        _, _, err = batch(capsys, folder, table, "--recursive")
+        assert "Traceback" not in err
+        rows = csv_rows(table) if suffix == ".csv" else json_rows(table)
+        assert sorted(r["file"] for r in rows) == expected, err
+    assert "4 of 4 files already in" in err
+    scored = {r["file"] for r in rows if r["ok"] in (True, "True")}
+    assert scored == {"hand_001.jpg", "day\\n2/hand_016.jpg", "day\\xff/hand_016.jpg"}  # the photos were read
+
+
+def test_a_table_reached_through_a_link_is_locked_and_repaired_where_it_is(capsys, tmp_path):
+    folder = folder_of(tmp_path, OK_PHOTOS)
+    table, link = tmp_path / "t.csv", tmp_path / "link.csv"
+    link.symlink_to(table)
+    with TableLock(tmp_path / "t.csv.lock", table):  # a batch writing the table by its own name
+        code, _, err = batch(capsys, folder, link)
+    assert code == 2 and "another fanscan batch is writing this table" in one_line_error(err)
+    assert batch(capsys, folder, link)[0] == 0 and len(csv_rows(table)) == 2
+    table.write_text(table.read_text(encoding="utf-8").rstrip("\n"), encoding="utf-8")  # to be repaired
+    code, _, err = batch(capsys, folder, link)
+    assert code == 0 and "no newline" in err
+    assert link.is_symlink() and len(csv_rows(table)) == 2  # the repair replaced the table, not the link
+    code, _, err = batch(capsys, folder, table)  # by its own name: the same table, its settings record too
+    assert code == 0 and "2 of 2 files already in" in err
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_a_table_saved_again_by_a_spreadsheet_is_resumed(capsys, tmp_path, suffix):
+    folder = folder_of(tmp_path)
+    table = tmp_path / f"t{suffix}"
+    assert batch(capsys, folder, table)[0] == 1
+    saved = table.read_bytes().replace(b"\n", b"\r\n")
+    if suffix == ".csv":  # quoted header cells, TRUE and FALSE
+        header, rest = saved.split(b"\r\n", 1)
+        quoted = b",".join(b'"' + cell + b'"' for cell in header.split(b","))
+        saved = quoted + b"\r\n" + rest.replace(b",True,", b",TRUE,").replace(b",False,", b",FALSE,")
+    table.write_bytes(codecs.BOM_UTF8 + saved)  # a UTF-8 byte order mark, as spreadsheets save UTF-8
+    code, _, err = batch(capsys, folder, table)
+    assert code == 1 and "3 of 3 files already in" in err and "dropped" not in err
+    assert "3 files: 2 scored, 1 error" in err
+
+
+def test_csv_cells_a_spreadsheet_would_take_for_formulas_are_marked_as_text(capsys, tmp_path):
+    folder = folder_of(tmp_path, OK_PHOTOS[:1])
+    for name in ("=HYPERLINK(1).jpg", "+1.jpg", "-3", "@SUM(A1).jpg", "'=quoted.jpg", "-2+3.jpg"):
+        (folder / name).write_bytes(b"not a photo")
+    table = tmp_path / "t.csv"
+    batch(capsys, folder, table)
+
+    def cells() -> list[list[str]]:
+        with table.open(encoding="utf-8", newline="") as handle:
+            return list(csv.reader(handle))
+
+    names = {row[0] for row in cells()[1:]}
+    # a `'` before each (one more before one that had one), but a plain number is left as the number it is
+    assert names == {"hand_001.jpg", "'=HYPERLINK(1).jpg", "'+1.jpg", "-3", "'@SUM(A1).jpg", "''=quoted.jpg",
+                     "'-2+3.jpg"}
+    for row in cells():
+        for cell in row:
+            assert not re.match(r"[=+\-@]", cell) or re.fullmatch(r"-?\d+(\.\d+)?", cell), row
+    _, _, err = batch(capsys, folder, table)  # the names read back as they are: nothing redone
+    assert "7 of 7 files already in" in err and len(cells()) == 8
+    jsonl = tmp_path / "t.jsonl"  # JSON Lines is no spreadsheet's: the names as they are
+    batch(capsys, folder, jsonl)
+    assert {"=HYPERLINK(1).jpg", "'=quoted.jpg", "-3"} <= {r["file"] for r in json_rows(jsonl)}
+
+
+@pytest.mark.parametrize("what", ["table FIFO", "record FIFO", "table folder"])
+def test_an_out_that_is_not_a_regular_file_is_refused_at_once(tmp_path, what):
+    """A FIFO would block the batch (opened for writing, it waits for a reader): run in a process of its own."""
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    table = tmp_path / "t.csv"
+    if what == "table FIFO":
+        os.mkfifo(table)
+    elif what == "record FIFO":
+        os.mkfifo(tmp_path / "t.csv.meta.json")
+    else:
+        table.mkdir()
+    done = subprocess.run([sys.executable, "-m", "fanscan.cli", "batch", str(folder), "--out", str(table)],
+                          capture_output=True, text=True, timeout=60)
+    kind = "a folder" if what == "table folder" else "a FIFO"
+    assert done.returncode == 2 and f"is {kind}, not a regular file" in one_line_error(done.stderr)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_a_row_of_a_photo_whose_worker_died_is_redone(capsys, tmp_path, suffix):
+    from fanscan.batch.files import list_files
+    from fanscan.batch.rows import RETRY, error_row
+    from fanscan.batch.table import TableWriter
+
+    folder = folder_of(tmp_path, OK_PHOTOS)
+    table = tmp_path / f"t{suffix}"
+    batch(capsys, folder, table)
+    kept = table.read_text(encoding="utf-8").splitlines(keepends=True)[: 1 + (suffix == ".csv")]
+    table.write_text("".join(kept), encoding="utf-8")  # hand_001's row (after the header)
+    with TableWriter(table) as writer:  # what the cluster writes for a photo whose worker died each time
+        writer.write(error_row(list_files(folder).files[1], "not scored on the cluster (its worker died)",
+                               status=RETRY))
+    code, _, err = batch(capsys, folder, table)
+    rows = csv_rows(table) if suffix == ".csv" else json_rows(table)
+    assert code == 0 and sorted(r["file"] for r in rows) == sorted(OK_PHOTOS), err
+    assert all(r["ok"] in (True, "True") for r in rows)
+    assert "1 photo was not scored on the cluster (its Dask worker died)" in err

@@ -10,24 +10,36 @@ on. Rows are written (and flushed) as each photo is done, so an interrupted run 
 carries on; the table is checked and repaired before a resume, and refused if it is not a fanscan table, if another
 batch is writing it, or if it was made with other settings (unless --restart).
 Exit status: 0 when every row in the table scored, 1 when some rows are errors (also after a resume); a hand below
-the minimum is a scored row (its meets_minimum column says so).
+the minimum is a scored row (its meets_minimum column says so). A photo not scored because its Dask worker died is
+an error row of status `retry`, which the next run scores again.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from fanscan import exit_status
-from fanscan.batch_files import BatchFile, FolderListing, list_files
-from fanscan.batch_lock import TableLock
-from fanscan.batch_progress import Progress
-from fanscan.batch_rows import PhotoJob, score_job
-from fanscan.batch_settings import batch_settings, check_settings, normalised, record_settings
-from fanscan.batch_table import COLUMNS, TableContents, TableWriter, check_table_name, clear_table, read_table, sidecar
+from fanscan.batch.files import BatchFile, FolderListing, list_files
+from fanscan.batch.lock import TableLock
+from fanscan.batch.progress import Progress
+from fanscan.batch.rows import RETRY, PhotoJob, score_job
+from fanscan.batch.settings import batch_settings, check_settings, normalised, record_settings
+from fanscan.batch.table import (
+    COLUMNS,
+    SIDECARS,
+    TableContents,
+    TableWriter,
+    check_table_path,
+    clear_table,
+    read_table,
+    sidecar,
+)
+from fanscan.batch.wording import counted
 from fanscan.commands.photo import (
     add_context_arguments,
     add_profile_argument,
@@ -69,7 +81,8 @@ def add_parser(subparsers) -> None:
                          help="photos per Dask task (default: about 16 tasks per worker thread, 1 to 16 photos "
                               "each; more photos a task: less work for the scheduler, more redone when a worker dies)")
     parser.add_argument("--json-progress", action="store_true",
-                        help="progress on stderr as one JSON object per photo, and a summary object")
+                        help="progress on stderr as one JSON object a line: a row object per photo, note and log "
+                             "objects (log: what Dask would print), and a summary object")
     parser.set_defaults(run=run)
 
 
@@ -87,6 +100,13 @@ def open_table(out: Path, settings: dict[str, Any], restart: bool, progress: Pro
     else:
         record_settings(record, normalised(settings))
     return contents
+
+
+def real_table_path(out: Path) -> Path:
+    """Where the table really is: a table reached through a symbolic link is locked, read, repaired and written where
+    it is, so that two batches on it by two names never both hold its lock (nor does a repair replace the link)."""
+    real = Path(os.path.realpath(out))
+    return out if real == Path(os.path.abspath(out)) else real
 
 
 def in_process_rows(files: Iterable[BatchFile], settings: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -114,60 +134,73 @@ def run(args: argparse.Namespace) -> int:
         raise FanscanError(f"--chunk {args.chunk}: give at least 1")
     if (args.send_bytes or args.chunk is not None) and not (args.workers or args.scheduler):
         raise FanscanError("--send-bytes and --chunk are for a Dask cluster: add --workers N or --scheduler ADDRESS")
-    if args.workers:
-        from fanscan.batch_cluster import start_worker_fork_server
-
-        start_worker_fork_server()  # the workers' imports run while this process reads the table and the folder
-    settings = batch_settings(args)
     progress = Progress(0, args.json_progress)
     if args.profile:
         progress.note(profile_line(profile_note(used_profile(args.profile))))
+    # With --json-progress, what Dask would print on stderr becomes `log` events (every line stays a JSON object).
+    dask_log = progress.log if args.json_progress else None
+    if args.workers:
+        from fanscan.batch.cluster import start_worker_fork_server
+
+        start_worker_fork_server(dask_log)  # the workers' imports run while this process reads the table and folder
+    settings = batch_settings(args)
     with ExitStack() as stack:
         contents = TableContents()
         own_files: frozenset[Path] = frozenset()
         if out is not None:
-            check_table_name(out)
             if not out.parent.is_dir():
                 raise FanscanError(f"{out}: no folder {out.parent} to write the table in")
-            own_files = frozenset(sidecar(out, s).resolve() for s in ("", ".lock", ".meta.json", ".repair"))
+            named = out
+            out = real_table_path(out)
+            check_table_path(out)
+            own_files = frozenset(Path(os.path.abspath(sidecar(table, suffix)))
+                                  for table in {named, out} for suffix in ("", *SIDECARS))
             stack.enter_context(TableLock(sidecar(out, ".lock"), out))
             contents = open_table(out, settings, args.restart, progress)
         listing = list_files(folder, args.recursive, own_files)
         todo = [f for f in listing.files if f.key not in contents.ok_by_file]
         progress.total = len(todo)
         if len(todo) < len(listing.files):
-            progress.note(f"{len(listing.files) - len(todo)} of {len(listing.files)} files already in {out}; "
-                          f"doing the other {len(todo)}")
+            progress.note(f"{len(listing.files) - len(todo)} of {counted(len(listing.files), 'file')} already in "
+                          f"{out}; doing the other {len(todo)}")
         if args.scheduler or args.workers:
-            from fanscan.batch_cluster import cluster_rows
+            from fanscan.batch.cluster import cluster_rows
 
             rows = cluster_rows(todo, settings, scheduler=args.scheduler, workers=args.workers,
-                                send_bytes=args.send_bytes, chunk=args.chunk, note=progress.note)
+                                send_bytes=args.send_bytes, chunk=args.chunk, note=progress.note, log=dask_log)
         else:
             rows = in_process_rows(todo, settings)
         writer = stack.enter_context(TableWriter(out, set(contents.ok_by_file)))
+        to_retry = 0
         for row in rows:
             if writer.write(row):
                 contents.ok_by_file[row["file"]] = row["ok"]
+                to_retry += row.get("status") == RETRY
                 progress.row(row)
-    return report(listing, contents, progress, out)
+    return report(listing, contents, progress, out, to_retry)
 
 
-def report(listing: FolderListing, contents: TableContents, progress: Progress, out: Path | None) -> int:
+def report(listing: FolderListing, contents: TableContents, progress: Progress, out: Path | None,
+           to_retry: int = 0) -> int:
     """The closing count (every file listed is a row, scored or error) and the exit status."""
     listed = [f.key for f in listing.files]
     errors = sum(not contents.ok_by_file[key] for key in listed)
-    parts = [f"{len(listed)} files: {len(listed) - errors} scored, {errors} errors ({progress.done} done now)"]
+    parts = [f"{counted(len(listed), 'file')}: {len(listed) - errors} scored, {counted(errors, 'error')} "
+             f"({progress.done} done now)"]
+    if to_retry:
+        parts.append(f"{counted(to_retry, 'photo')} not scored because {'its' if to_retry == 1 else 'their'} Dask "
+                     "worker died: run the batch again to try " + ("it" if to_retry == 1 else "them") + " again")
     if listing.hidden:
-        parts.append(f"{listing.hidden} hidden files passed over")
+        parts.append(f"{counted(listing.hidden, 'hidden file')} passed over")
     if listing.folders_not_entered:
-        parts.append(f"{listing.folders_not_entered} sub-folders not entered (--recursive)")
+        parts.append(f"{counted(listing.folders_not_entered, 'sub-folder')} not entered (--recursive)")
     others = len(contents.ok_by_file) - len(listed)
     if out is not None and others:
-        parts.append(f"{others} more rows in the table for files not in the folder now")
+        parts.append(f"{counted(others, 'more row')} in the table for files not in the folder now")
     if out is not None:
         parts.append(f"table: {out}")
     table_errors = contents.errors if out is not None else errors
     progress.summary("; ".join(parts), {"files": len(listed), "scored": len(listed) - errors, "errors": errors,
-                                        "done_now": progress.done, "table_errors": table_errors})
+                                        "done_now": progress.done, "table_errors": table_errors,
+                                        "to_retry": to_retry})
     return exit_status.SOME_FAILED if table_errors else exit_status.SCORED

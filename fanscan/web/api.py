@@ -5,8 +5,6 @@ the command it stands for: `/api/photo` = `fanscan photo --json`, `/api/score` =
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import replace
 from typing import Annotated, Any
@@ -15,6 +13,7 @@ from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import Response
 from pydantic import ValidationError
 
+from fanscan.batch.table import CSV_HEADER, table_line
 from fanscan.commands import batch as batch_command
 from fanscan.commands import score as score_command
 from fanscan.commands.photo import photo_json
@@ -193,16 +192,13 @@ def batch_row(request: Request, photo: PhotoField, rules: RulesField = None,
 
 @router.post("/batch/table")
 def batch_table(body: TableRequest) -> Response:
-    """Rows as a `fanscan batch` table: CSV with its columns, or JSON Lines."""
+    """Rows as a `fanscan batch` table, written as the command writes its: CSV with its columns (formula-like text
+    marked), or JSON Lines."""
     if body.format == "csv":
-        text = io.StringIO()
-        writer = csv.DictWriter(text, batch_command.COLUMNS)
-        writer.writeheader()
-        for row in body.rows:
-            writer.writerow({k: row.get(k, "") for k in batch_command.COLUMNS})
-        return Response(text.getvalue(), media_type="text/csv; charset=utf-8",
+        text = CSV_HEADER + "\n" + "".join(table_line(row, is_csv=True) for row in body.rows)
+        return Response(text, media_type="text/csv; charset=utf-8",
                         headers={"Content-Disposition": 'attachment; filename="scores.csv"'})
-    lines = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in body.rows)
+    lines = "".join(table_line(row, is_csv=False) for row in body.rows)
     return Response(lines, media_type="application/x-ndjson; charset=utf-8",
                     headers={"Content-Disposition": 'attachment; filename="scores.jsonl"'})
 

@@ -29,7 +29,7 @@ def load_models_once() -> dict[str, str]:
     global _LOADED
     import cv2
 
-    from fanscan.batch_settings import model_versions
+    from fanscan.batch.settings import model_versions
     from fanscan.vision.pipeline import default_pipeline, set_default_threads
 
     versions = model_versions()

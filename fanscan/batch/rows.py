@@ -9,11 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fanscan.batch_files import BatchFile
-from fanscan.batch_settings import settings_namespace
+from fanscan.batch.files import BatchFile
+from fanscan.batch.settings import settings_namespace
 from fanscan.scoring.errors import FanscanError
 
 NEEDS_REVIEW = "needs_review"  # row status of a hand complete only by a rule override (see --accept-overrides)
+# Row status of a photo that has no verdict yet: it was not scored because its Dask worker died (or its task failed
+# on the cluster for a reason that is not the photo's). It counts as an error row, and a resume scores it again.
+RETRY = "retry"
 # What a worker answers for a photo whose path it cannot see (the batch then sends the photo's bytes instead).
 NOT_VISIBLE = "not visible"
 
@@ -67,6 +70,7 @@ def score_jobs_on_worker(jobs: list[PhotoJob], settings: dict[str, Any]) -> list
             for job in jobs]
 
 
-def error_row(file: BatchFile, error: str) -> dict[str, Any]:
-    """A row for a photo that could not be scored at all (its worker died, its bytes could not be read)."""
-    return {"file": file.key, "ok": False, "error": error}
+def error_row(file: BatchFile, error: str, status: str | None = None) -> dict[str, Any]:
+    """A row for a photo that could not be scored at all (its bytes could not be read; with `status` `RETRY`, its
+    worker died)."""
+    return {"file": file.key, "ok": False, **({"status": status} if status else {}), "error": error}

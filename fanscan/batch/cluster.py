@@ -3,7 +3,7 @@ cluster, rows streamed back to the batch process as they finish.
 
 - `--workers N` starts a local cluster of N worker processes of one thread each; `--scheduler tcp://HOST:8786`
   joins a running one (started with `dask scheduler` and `dask worker --nthreads 1`).
-- `batch_worker.ModelLoader`, a worker plugin, loads the models once per worker process, with one onnxruntime
+- `worker.ModelLoader`, a worker plugin, loads the models once per worker process, with one onnxruntime
   thread per model and one OpenCV thread, so that N processes on N cores do not fight over them.
 - Photos go by path (the workers share the file system); a worker that cannot see a path answers `NOT_VISIBLE` and
   that photo is sent again as bytes, read here. `send_bytes` sends every photo as bytes from the start.
@@ -14,16 +14,20 @@ cluster, rows streamed back to the batch process as they finish.
   the batch process scores photos itself, so that no core waits; the rest go to the cluster.
 - At most `in_flight` tasks are submitted at a time, so that a million photos do not make a million futures.
 - A worker that dies has its photos rescheduled by Dask (up to `distributed.scheduler.allowed-failures` deaths per
-  photo, then the photo is an error row). Rows are only written by the caller, one per photo.
+  photo, then the photo is an error row of status `RETRY`, which the next run scores again). Rows are only written by
+  the caller, one per photo.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import itertools
 import logging
 import multiprocessing
 import multiprocessing.forkserver
+import os
+import sys
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -32,8 +36,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from fanscan.batch_files import BatchFile
-from fanscan.batch_rows import NOT_VISIBLE, PhotoJob, error_row, score_job, score_jobs_on_worker
+from fanscan.batch.dask_output import LogLine, log_records_to, stderr_to
+from fanscan.batch.files import BatchFile
+from fanscan.batch.rows import NOT_VISIBLE, RETRY, PhotoJob, error_row, score_job, score_jobs_on_worker
+from fanscan.batch.wording import counted
 from fanscan.scoring.errors import FanscanError
 
 CONNECT_TIMEOUT_S = 20
@@ -43,7 +49,7 @@ TASKS_PER_THREAD = 16
 MAX_AUTO_CHUNK = 16
 # What the fork server of a local cluster's workers imports once, so that each worker forked from it starts warm.
 WORKER_PRELOAD = ["distributed", "numpy", "cv2", "onnxruntime", "fanscan.vision.pipeline", "fanscan.vision.classify",
-                  "fanscan.batch_rows", "fanscan.batch_worker"]
+                  "fanscan.batch.rows", "fanscan.batch.worker"]
 
 
 def require_dask() -> None:
@@ -59,16 +65,43 @@ def _distributed():
     return distributed
 
 
-def start_worker_fork_server() -> None:
+def start_worker_fork_server(log: LogLine | None = None) -> None:
     """Start (in the background) the process that the local cluster's workers will be forked from, importing
     `WORKER_PRELOAD` meanwhile. A spawned worker would import Dask, OpenCV and onnxruntime itself, seconds of start-up
     that a batch of a few hundred photos notices; a plain fork of this process would inherit any OpenCV thread pool
-    it runs (a library caller's), which hangs the child. Call it early: its imports overlap this process's work."""
+    it runs (a library caller's), which hangs the child. Call it early: its imports overlap this process's work.
+
+    The fork server is a `python -c` process, which puts the current folder first on `sys.path`: run from the folder
+    that holds a clone (a `fanscan/` folder without `__init__.py`), its preload would import that folder as a namespace
+    package `fanscan`, ahead of an editable install, and every worker forked from it would fail. It starts with
+    `PYTHONSAFEPATH` (Python 3.11+: no current folder on `sys.path`); before 3.11 it preloads no fanscan module, and
+    the workers import them under this process's `sys.path` (which multiprocessing gives each of them).
+
+    With `log`, what the fork server and the workers forked from it write on their stderr goes to `log` instead, line
+    by line (see `dask_output.stderr_to`); only when this call starts the fork server, which lives as long as this
+    process."""
     require_dask()
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return
-    multiprocessing.get_context("forkserver").set_forkserver_preload(WORKER_PRELOAD)
-    multiprocessing.forkserver.ensure_running()
+    preload = [m for m in WORKER_PRELOAD if sys.version_info >= (3, 11) or not m.startswith("fanscan.")]
+    multiprocessing.get_context("forkserver").set_forkserver_preload(preload)
+    with _environment(PYTHONSAFEPATH="1"), stderr_to(log) if log else contextlib.nullcontext():
+        multiprocessing.forkserver.ensure_running()
+
+
+@contextlib.contextmanager
+def _environment(**variables: str) -> Iterator[None]:
+    """These environment variables set for the processes started meanwhile (this process's own as they were after)."""
+    before = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def auto_chunk(photos: int, threads: int) -> int:
@@ -87,11 +120,14 @@ def task_sizes(photos: int, chunk: int, threads: int) -> Iterator[int]:
         left -= size
 
 
-def _client(stack: ExitStack, scheduler: str | None, workers: int | None):
+def _client(stack: ExitStack, scheduler: str | None, workers: int | None, log: LogLine | None = None):
     """A client of the scheduler at `scheduler`, or of a new local cluster of `workers` processes; both closed by
     `stack`. Not entered as context managers: a client remembers the thread that entered it, and this runs in the
-    starting thread while the batch's own thread closes it."""
+    starting thread while the batch's own thread closes it. With `log`, Dask's log records go there until `stack`
+    closes (after the cluster)."""
     distributed = _distributed()
+    if log:
+        stack.enter_context(log_records_to(log))
     if scheduler:
         try:
             client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT_S)
@@ -116,16 +152,16 @@ def _client(stack: ExitStack, scheduler: str | None, workers: int | None):
 
 def cluster_rows(files: Sequence[BatchFile], settings: dict[str, Any], *, scheduler: str | None = None,
                  workers: int | None = None, send_bytes: bool = False, chunk: int | None = None,
-                 note: Callable[[str], None] = print) -> Iterator[dict[str, Any]]:
+                 note: Callable[[str], None] = print, log: LogLine | None = None) -> Iterator[dict[str, Any]]:
     """The rows of `files`, scored on a Dask cluster, in the order they finish; `chunk` photos a task (None: sized
-    by `auto_chunk`).
+    by `auto_chunk`); `log`: where Dask's log records go (None: Dask's own handlers, on stderr).
 
     Starting a cluster (importing Dask, starting or reaching the scheduler and workers, loading the models in each)
     takes a second or more, in a background thread; meanwhile this process scores photos itself, in order, so that
     the cores are not left idle while the cluster starts. The rest go to the cluster."""
     require_dask()
     with ExitStack() as stack, ThreadPoolExecutor(1, thread_name_prefix="fanscan-dask-start") as starter:
-        starting = starter.submit(_ready_client, stack, scheduler, workers, settings)
+        starting = starter.submit(_ready_client, stack, scheduler, workers, settings, log)
         scored_here = 0
         while scored_here < len(files) and not starting.done():
             yield score_job(PhotoJob(files[scored_here]), settings)
@@ -134,10 +170,9 @@ def cluster_rows(files: Sequence[BatchFile], settings: dict[str, Any], *, schedu
         client, threads = ready.client, ready.threads
         rest = files[scored_here:]
         chunk = chunk or auto_chunk(len(rest), threads)
-        note(f"Dask: {client.scheduler.address}, {ready.workers} workers, {threads} threads, "
-             f"{chunk} photo{'s' if chunk > 1 else ''} a task; {scored_here} photo{'s' if scored_here != 1 else ''} "
-             "scored here while it started" + (f"; dashboard {ready.dashboard}" if ready.dashboard else
-                                               "; no dashboard (pip install bokeh)"))
+        note(f"Dask: {client.scheduler.address}, {counted(ready.workers, 'worker')}, {counted(threads, 'thread')}, "
+             f"{counted(chunk, 'photo')} a task; {counted(scored_here, 'photo')} scored here while it started"
+             + (f"; dashboard {ready.dashboard}" if ready.dashboard else "; no dashboard (pip install bokeh)"))
         if rest:
             yield from _stream(client, rest, settings, send_bytes, in_flight=max(32, 4 * threads), note=note,
                                chunk=chunk, threads=threads)
@@ -153,11 +188,11 @@ class ReadyCluster(NamedTuple):
 
 
 def _ready_client(stack: ExitStack, scheduler: str | None, workers: int | None,
-                  settings: dict[str, Any]) -> ReadyCluster:
+                  settings: dict[str, Any], log: LogLine | None = None) -> ReadyCluster:
     """A client of a cluster whose workers have loaded the same models as `settings` says."""
-    from fanscan.batch_worker import PLUGIN_NAME, ModelLoader, worker_model_versions
+    from fanscan.batch.worker import PLUGIN_NAME, ModelLoader, worker_model_versions
 
-    client = _client(stack, scheduler, workers)
+    client = _client(stack, scheduler, workers, log)
     try:
         client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
     except TimeoutError:
@@ -228,8 +263,9 @@ def _stream(client, files: Sequence[BatchFile], settings: dict[str, Any], send_b
             error = future.exception()
             what = ("its worker died each time it was tried" if isinstance(error, distributed.KilledWorker)
                     else f"{type(error).__name__}: {error}")
-            for job in jobs:
-                yield error_row(job.file, f"{job.file.where}: not scored on the cluster ({what})")
+            for job in jobs:  # not the photo's fault (that is an error row from score_job): a resume tries again
+                yield error_row(job.file, f"{job.file.where}: not scored on the cluster ({what}); the next run "
+                                "of the batch tries it again", status=RETRY)
         else:
             unseen = [job for job, row in zip(jobs, future.result(), strict=True) if row == NOT_VISIBLE]
             yield from (row for row in future.result() if row != NOT_VISIBLE)
