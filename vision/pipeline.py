@@ -172,28 +172,31 @@ _default_threads: int | None = None
 def default_pipeline(profile: str | Path | None = None) -> Pipeline:
     """The pipeline with the shipped models (and a set profile, when given), loaded once per process: no profile,
     `None` and `""` are one pipeline, and a profile is one pipeline whether named by a str or a Path."""
-    return _loaded_pipeline(str(profile) if profile else None)
+    return _loaded_pipeline(str(profile) if profile else None, _default_threads)
 
 
 # A cache, not state: the shipped models never change while the process runs, and loading them costs about as much
-# as reading one photo, so `propose` and the photo and batch commands share one pipeline per process.
+# as reading one photo, so `propose` and the photo and batch commands share one pipeline per process (and thread
+# setting: a batch that switches to one thread per model and back loads each once).
 @functools.cache
-def _loaded_pipeline(profile: str | None) -> Pipeline:
-    if _default_threads is None:
+def _loaded_pipeline(profile: str | None, threads: int | None) -> Pipeline:
+    if threads is None:
         return Pipeline(profile=profile)
     from fanscan.vision.classify import TileClassifier
     from fanscan.vision.detect import TileDetector
 
-    return Pipeline(TileDetector(threads=_default_threads),
-                    TileClassifier(threads=_default_threads, profile=profile))
+    return Pipeline(TileDetector(threads=threads), TileClassifier(threads=threads, profile=profile))
+
+
+def default_threads() -> int | None:
+    """The onnxruntime threads per model of the default pipelines (None: each model's own default)."""
+    return _default_threads
 
 
 def set_default_threads(threads: int | None) -> None:
-    """Build the default pipelines from now on with `threads` onnxruntime threads per model (those built before
-    are dropped)."""
+    """Build (or reuse) the default pipelines from now on with `threads` onnxruntime threads per model."""
     global _default_threads
     _default_threads = threads
-    _loaded_pipeline.cache_clear()
 
 
 def propose(image: str | Path | np.ndarray | LoadedImage) -> HandProposal:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -109,11 +108,6 @@ def real_table_path(out: Path) -> Path:
     return out if real == Path(os.path.abspath(out)) else real
 
 
-def in_process_rows(files: Iterable[BatchFile], settings: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    for file in files:
-        yield score_job(PhotoJob(file), settings)
-
-
 def score_photo(path: Path, args: argparse.Namespace) -> dict[str, Any]:
     """The row of one photo file under the settings of `args` (the parsed flags of `fanscan batch`): what the web
     page's batch gets for each upload."""
@@ -169,7 +163,9 @@ def run(args: argparse.Namespace) -> int:
             rows = cluster_rows(todo, settings, scheduler=args.scheduler, workers=args.workers,
                                 send_bytes=args.send_bytes, chunk=args.chunk, note=progress.note, log=dask_log)
         else:
-            rows = in_process_rows(todo, settings)
+            from fanscan.batch.local import local_rows
+
+            rows = local_rows(todo, settings)
         writer = stack.enter_context(TableWriter(out, set(contents.ok_by_file)))
         to_retry = 0
         for row in rows:
