@@ -5,7 +5,7 @@ speed claim is made here (a ratio measured in one run, since the machine's speed
     python benchmarks/compare_commits.py --against 34acc50 --rounds 3 -- batch_throughput --repeats 1
 
 The earlier commit is exported (`git archive`) into a temporary folder. Each side is imported from an import root of
-its own (a folder holding `fanscan/` as its `pyproject.toml` maps it: `fanscan/` plus `scoring/`, `vision/`,
+its own (a folder holding `fanscan/` as its packaging maps it: `fanscan/` plus `scoring/`, `vision/`,
 `models/`, `training/` under it, as symbolic links), put first on `PYTHONPATH`, so both sides load their own code and
 their own model files, and neither uses the installed copy (checked before the first round). The benchmark script is
 this checkout's `benchmarks/NAME.py`, for both sides: the same measurement of two code trees. Rounds alternate the
@@ -17,6 +17,7 @@ Writes `benchmarks/results/compare_NAME.json` (or `--json`).
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import statistics
@@ -46,19 +47,30 @@ def export_commit(commit: str, into: Path) -> tuple[Path, str]:
     return into, full.stdout.strip()
 
 
-def import_root(checkout: Path, into: Path) -> Path:
-    """A folder that imports as the checkout's `fanscan` package (the `package-dir` mapping of its pyproject)."""
+def mapped_folders(checkout: Path) -> dict[str, str]:
+    """The checkout's folders that install as `fanscan.NAME`: `setup.py`'s `MAPPED_FOLDERS` where it has one (read,
+    not run), else `pyproject.toml`'s `[tool.setuptools.package-dir]` (the layout before `setup.py`)."""
+    setup = checkout / "setup.py"
+    if setup.is_file():
+        for node in ast.walk(ast.parse(setup.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "MAPPED_FOLDERS" for t in node.targets):
+                return {folder: folder for folder in ast.literal_eval(node.value)}
     import tomllib  # Python 3.11+, as the benchmarks run here
 
     config = tomllib.loads((checkout / "pyproject.toml").read_text(encoding="utf-8"))
     mapped = config.get("tool", {}).get("setuptools", {}).get("package-dir", {})
+    return {name.split(".", 1)[1]: folder for name, folder in mapped.items()
+            if name.startswith("fanscan.") and name.count(".") == 1}
+
+
+def import_root(checkout: Path, into: Path) -> Path:
+    """A folder that imports as the checkout's `fanscan` package, its mapped folders under it."""
     package = into / "fanscan"
     package.mkdir(parents=True)
     for entry in (checkout / "fanscan").iterdir():
         (package / entry.name).symlink_to(entry.resolve())
-    for name, folder in mapped.items():
-        if name.startswith("fanscan.") and name.count(".") == 1:
-            (package / name.split(".", 1)[1]).symlink_to((checkout / folder).resolve())
+    for name, folder in mapped_folders(checkout).items():
+        (package / name).symlink_to((checkout / folder).resolve())
     return into
 
 
