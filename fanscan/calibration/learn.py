@@ -16,7 +16,6 @@ a crash leaves at worst an entry file no history line names (ignored, and replac
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import threading
@@ -42,7 +41,7 @@ from fanscan.calibration.profile_file import save_profile
 from fanscan.calibration.sources import CalibrationTile
 from fanscan.labels.atomic import write_bytes, write_text
 from fanscan.scoring.errors import FanscanError
-from fanscan.vision.profile import GATE_CLASSES, SetProfile
+from fanscan.vision.profile import GATE_CLASSES, SetProfile, file_sha256
 
 HISTORY = "history.jsonl"
 # One writer of a history at a time in this process (a server's requests run in threads).
@@ -280,14 +279,6 @@ def refit(profile: str | Path, classifier, name: str | None = None,
     return result
 
 
-def photo_sha256(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def tiles_of_confirmed_photo(image: str | Path, proposal) -> list[CalibrationTile]:
     """The confirmed proposal's tiles (with the user's fixes) cut from the photo as calibration tiles."""
     from fanscan.calibration.sources import context_tile
@@ -306,7 +297,7 @@ def learn_photo(profile: str | Path, image: str | Path, proposal, classifier, na
     """Add a confirmed photo to the profile's data (`classifier`: the one that read it, with the profile in use, so
     that the tiles it read wrong count as fixes). The caller refits (`refit`), now or in the background."""
     tiles = tiles_of_confirmed_photo(image, proposal)
-    return add_entry(profile, classifier, tiles, "photo", name or Path(image).name, photo_sha256(image))
+    return add_entry(profile, classifier, tiles, "photo", name or Path(image).name, file_sha256(image))
 
 
 class BackgroundRefit:

@@ -104,6 +104,14 @@ def _proposal(data: Any) -> HandProposal:
     return HandProposal.from_dict(data)
 
 
+def _confirmed_proposal(text: str) -> HandProposal:
+    """The confirmed proposal a form field carries as JSON (`/api/save-labels`, `/api/learn`)."""
+    try:
+        return _proposal(json.loads(text))
+    except json.JSONDecodeError as error:
+        raise FanscanError(f"proposal: not JSON ({error.msg} at character {error.pos})") from None
+
+
 @router.post("/save-labels", responses={409: {"description": "the server was started without --save-labels"}})
 def save_labels(request: Request, photo: PhotoField,
                 proposal: Annotated[str, Form(description="the confirmed proposal as JSON: as /api/photo or "
@@ -115,10 +123,7 @@ def save_labels(request: Request, photo: PhotoField,
     dataset = request.app.state.save_labels
     if dataset is None:
         raise HTTPException(409, "this server keeps no photos: start it with fanscan serve --save-labels DATASET")
-    try:
-        confirmed = _proposal(json.loads(proposal))
-    except json.JSONDecodeError as error:
-        raise FanscanError(f"proposal: not JSON ({error.msg} at character {error.pos})") from None
+    confirmed = _confirmed_proposal(proposal)
     from fanscan.vision.load import load_image
 
     with uploaded_file(photo) as (path, name):
@@ -149,10 +154,7 @@ def learn(request: Request, photo: PhotoField,
     profile = request.app.state.learn
     if profile is None:
         raise HTTPException(409, "this server does not learn: start it with fanscan serve --learn PROFILE.npz")
-    try:
-        confirmed = _proposal(json.loads(proposal))
-    except json.JSONDecodeError as error:
-        raise FanscanError(f"proposal: not JSON ({error.msg} at character {error.pos})") from None
+    confirmed = _confirmed_proposal(proposal)
     with uploaded_file(photo) as (path, name):
         try:
             entry = learn_photo(profile, path, confirmed, default_pipeline(request.app.state.profile).classifier,
