@@ -337,8 +337,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def make_pipeline(detector_path: Path | None = None, classifier_path: Path | None = None,
-                  threshold: float | None = None, profile: Path | None = None):
-    """The product's pipeline with the given (default: shipped) models, one onnxruntime thread each."""
+                  threshold: float | None = None, profile: Path | None = None, second_reader: Path | None = None):
+    """The product's pipeline with the given (default: shipped) models, one onnxruntime thread each; with
+    `second_reader` (a PP-OCR rec ONNX), the text recogniser asked about doubtful crops (`vision.second_reader`)."""
     from dataclasses import replace
 
     from fanscan.vision.classify import TileClassifier
@@ -348,7 +349,12 @@ def make_pipeline(detector_path: Path | None = None, classifier_path: Path | Non
     detector = TileDetector(detector_path, threads=1)
     if threshold is not None:
         detector.info = replace(detector.info, score_threshold=threshold)
-    return Pipeline(detector, TileClassifier(classifier_path, threads=1, profile=profile))
+    reader = None
+    if second_reader is not None:
+        from fanscan.vision.second_reader import SecondReader
+
+        reader = SecondReader(second_reader, threads=1)
+    return Pipeline(detector, TileClassifier(classifier_path, threads=1, profile=profile), second_reader=reader)
 
 
 def print_summary(result: dict) -> None:
@@ -370,9 +376,12 @@ def main(argv: list[str] | None = None) -> int:
     add_arguments(parser)
     parser.add_argument("--detector", type=Path, help="detector ONNX (default: the shipped one)")
     parser.add_argument("--classifier", type=Path, help="classifier ONNX (default: the shipped one)")
+    parser.add_argument("--second-reader", type=Path, help="text recogniser ONNX to ask about doubtful crops "
+                        "(vision.second_reader; default: off)")
     args = parser.parse_args(argv)
     try:
-        pipeline = make_pipeline(args.detector, args.classifier, profile=args.profile)
+        pipeline = make_pipeline(args.detector, args.classifier, profile=args.profile,
+                                 second_reader=args.second_reader)
         result = evaluate(args.data, pipeline, args.split, args.limit, squeeze=args.squeeze,
                           turned_copies=args.turned_copies)
     except FanscanError as error:
