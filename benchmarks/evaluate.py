@@ -430,8 +430,9 @@ def add_arguments(parser: argparse.ArgumentParser, data_required: bool = True) -
 
 def make_pipeline(detector_path: Path | None = None, classifier_path: Path | None = None,
                   threshold: float | None = None, profile: Path | None = None, scale_pass: bool = True,
-                  aspect_search: bool = True, merge_splits: bool = True):
-    """The product's pipeline with the given (default: shipped) models, one onnxruntime thread each."""
+                  aspect_search: bool = True, merge_splits: bool = True, second_reader: Path | None = None):
+    """The product's pipeline with the given (default: shipped) models, one onnxruntime thread each; with
+    `second_reader` (a PP-OCR rec ONNX), the text recogniser asked about doubtful crops (`vision.second_reader`)."""
     from dataclasses import replace
 
     from fanscan.vision.classify import TileClassifier
@@ -442,8 +443,13 @@ def make_pipeline(detector_path: Path | None = None, classifier_path: Path | Non
     detector.merge_splits = merge_splits
     if threshold is not None:
         detector.info = replace(detector.info, score_threshold=threshold)
+    reader = None
+    if second_reader is not None:
+        from fanscan.vision.second_reader import SecondReader
+
+        reader = SecondReader(second_reader, threads=1)
     return Pipeline(detector, TileClassifier(classifier_path, threads=1, profile=profile), scale_pass=scale_pass,
-                    aspect_search=aspect_search)
+                    aspect_search=aspect_search, second_reader=reader)
 
 
 def print_summary(result: dict) -> None:
@@ -475,13 +481,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="switch the squeezed-photo search off (to measure it)")
     parser.add_argument("--no-split-merge", action="store_true",
                         help="leave a tile found as two halves as two boxes (to measure detect.merge_split_tiles)")
+    parser.add_argument("--second-reader", type=Path, help="text recogniser ONNX to ask about doubtful crops "
+                        "(vision.second_reader; default: off)")
     args = parser.parse_args(argv)
     if args.all == (args.data is not None):
         parser.error("give either --data or --all")
     try:
         pipeline = make_pipeline(args.detector, args.classifier, profile=args.profile,
                                  scale_pass=not args.no_scale_pass, aspect_search=not args.no_aspect_search,
-                                 merge_splits=not args.no_split_merge)
+                                 merge_splits=not args.no_split_merge, second_reader=args.second_reader)
         if args.all:
             chosen = DEVELOPMENT_SETS
             if args.sets:

@@ -61,11 +61,13 @@ class Pipeline:
     """The models of the photo pipeline, loaded once; `propose` turns a photo into a `HandProposal`."""
 
     def __init__(self, detector: TileDetector | None = None, classifier=None, top_k: int = TOP_K,
-                 aspect_search: bool = True, profile: str | Path | None = None, scale_pass: bool = True) -> None:
+                 aspect_search: bool = True, profile: str | Path | None = None, scale_pass: bool = True,
+                 second_reader=None) -> None:
         """`aspect_search`: look again at a photo that seems squeezed along one axis (`vision.aspect`); off only to
         measure what it costs or brings. `scale_pass`: look again at a close-up, shrunk (`vision.scale`); off
         likewise. `profile`: a set profile file of `fanscan calibrate` for the shipped
-        classifier (not with `classifier`)."""
+        classifier (not with `classifier`). `second_reader`: a `vision.second_reader.SecondReader` (or anything
+        with its `read`) asked about the crops the classifier doubts (`vision.second_reader.second_opinions`)."""
         self.detector = detector or default_detector()
         if classifier is not None and profile is not None:
             raise ValueError("give a profile to the TileClassifier you pass, not to the Pipeline")
@@ -77,6 +79,7 @@ class Pipeline:
         self.top_k = top_k
         self.aspect_search = aspect_search
         self.scale_pass = scale_pass
+        self.second_reader = second_reader
 
     def propose(self, image: str | Path | np.ndarray | LoadedImage) -> HandProposal:
         """The proposal for a photo file, a decoded `LoadedImage`, or a BGR uint8 array."""
@@ -161,7 +164,11 @@ class Pipeline:
         from fanscan.vision.turned_faces import read_any_turn  # loads the classifier's module (onnxruntime)
 
         result = read_any_turn(self.classifier, crops, self.top_k)
-        return result.readings, result.turns
+        if self.second_reader is None:
+            return result.readings, result.turns
+        from fanscan.vision.second_reader import second_opinions
+
+        return second_opinions(self.second_reader, crops, result.readings, result.turns), result.turns
 
 
 # Threads per model of the default pipelines: None leaves each model its own default; a batch worker process sets
