@@ -27,7 +27,7 @@ COMMANDS = {
     "classifier_test": f"python benchmarks/eval_classifier.py --data {DATA}/test "
                        "--json benchmarks/results/classifier_test.json",
     "hands_samples": "python benchmarks/eval_hands.py --json benchmarks/results/hands_samples.json",
-    "vision_speed": "python benchmarks/vision_speed.py --threads 1 --repeat 40 "
+    "vision_speed": "python benchmarks/vision_speed.py --threads 1 2 --repeat 40 "
                     "--json benchmarks/results/vision_speed.json",
     "dev_split": "python benchmarks/dev_split.py --json benchmarks/results/dev_split.json",
     "evaluation_dev_squeezed_before": "the squeezed evaluation before the search (vision/aspect.py)",
@@ -42,7 +42,8 @@ COMMANDS = {
     "hand_apart": f"python benchmarks/eval_hand_apart.py --data {DATA}/train",
     "web_speed": "python benchmarks/web_speed.py --repeat 9",
     "batch_throughput": "python benchmarks/batch_throughput.py",
-    "calibration_curve": "python benchmarks/calibration_curve.py",
+    "calibration_curve": "python benchmarks/calibration_curve.py --parts dev,recoloured,artwork,riichi,hk",
+    "learning_curve": "python benchmarks/learning_curve.py",
     "calibration_speed": "python benchmarks/calibration_speed.py",
     "label_studio_roundtrip": "python benchmarks/label_studio_roundtrip.py --label-studio PATH",
     "train_classifier_small": "python benchmarks/train_classifier_small.py "

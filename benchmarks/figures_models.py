@@ -175,9 +175,15 @@ def calibration_curve() -> str:
     artwork, artwork_recoloured = result["artwork_set"], result["artwork_set_recoloured"]
     counts = [point["photos_per_tile"] for point in plain["curve"]]
 
+    riichi, hk = result["riichi_table_leomiura"], result["hk_crops_justinchan"]
+
     def row(label: str, kind: dict, measure: str) -> str:
         cells = [f"{point['with_profile'][measure]:.3f}" for point in kind["curve"]]
         return f"| {label} | {' | '.join(cells)} | {kind['without_profile'][measure]:.3f} |"
+
+    def shared_row(label: str, kind: dict) -> str:  # the shared sets report top-1 alone
+        cells = [f"{point['with_profile']:.3f}" for point in kind["curve"]]
+        return f"| {label} | {' | '.join(cells)} | {kind['without_profile']:.3f} |"
 
     def at(kind: dict, photos: int) -> dict:
         return next(point for point in kind["curve"] if point["photos_per_tile"] == photos)
@@ -210,18 +216,32 @@ def calibration_curve() -> str:
         row(f"one rendered artwork set (gleitz; {artwork['test_crops']} test crops)", artwork, "top1"),
         row("the same set recoloured (calibration and test: one set the model reads worse)", artwork_recoloured,
             "top1"),
+        shared_row(f"riichi-table-leomiura (another maker's set: calibrated on half its {riichi['scenes']} scenes, "
+                   f"read on the other half, both ways; {riichi['boxes']} boxes)", riichi),
+        shared_row(f"hk-crops-justinchan (two or three other sets; leave one of {hk['crops']} crops out)", hk),
         "",
         f"Recoloured, at {most} photos a tile: {points(gain['top1'], recoloured['without_profile']['top1'])} against "
         f"no profile, honours {points(gain['honours'], recoloured['without_profile']['honours'])}. Correction "
         f"strength (L2 penalty) at {', '.join(map(str, counts))} photos a tile: {strengths(plain)} as they are; "
-        f"{strengths(recoloured)} recoloured; {strengths(artwork_recoloured)} for the recoloured artwork set (one "
-        "photo a tile: the default). Cross-validated figures by photo, with / without the profile: "
+        f"{strengths(recoloured)} recoloured; {strengths(artwork_recoloured)} for the recoloured artwork set "
+        "(chosen from the calibration photos' own evidence: held-out views or photos, and how many tiles the "
+        "shipped head misreads). Cross-validated figures by photo, with / without the profile: "
         + "; ".join(f"{k} photos a tile {v['accuracy']:.2f} / {v['accuracy_without_profile']:.2f} as they are, "
                     f"{loo['recoloured'][k]['accuracy']:.2f} / {loo['recoloured'][k]['accuracy_without_profile']:.2f}"
                     " recoloured" for k, v in loo["as they are"].items())
         + f". Each point of the curve took {min(seconds):.0f}–{max(seconds):.0f} s of wall time, run beside other "
           "benchmarks.",
     ])
+
+
+def learning_curve() -> str:
+    """`--learn` from no profile: accuracy on the other half of riichi-table-leomiura after 1, 3, 10 frames."""
+    result = load("learning_curve")
+    points = ", ".join(f"{point['with_profile']:.3f} after {point['confirmed_frames']} confirmed "
+                       f"frame{'s' if point['confirmed_frames'] != 1 else ''}" for point in result["curve"])
+    return (f"On riichi-table-leomiura (another maker's set, never trained on), starting from no profile "
+            f"({result['without_profile']:.3f}): {points}, on the boxes of the scenes not confirmed, pooled over "
+            f"both halves (`{COMMANDS['learning_curve']}`, `benchmarks/results/learning_curve.json`)")
 
 
 def calibration_speed() -> str:

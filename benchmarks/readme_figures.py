@@ -49,6 +49,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "batch-throughput": product.batch_throughput,
     "million-photos": product.million_photos,
     "calibration-curve": models.calibration_curve,
+    "learning-curve": models.learning_curve,
     "calibration-speed": models.calibration_speed,
     "label-studio": product.label_studio,
     "train-small": models.train_small,
