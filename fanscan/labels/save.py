@@ -16,11 +16,13 @@ from pathlib import Path
 
 from fanscan.labels.atomic import write_bytes, write_text
 from fanscan.labels.classes import CLASS_NAMES, tile_for_label
-from fanscan.labels.model import Box
+from fanscan.labels.model import Box, checked_quad
 from fanscan.labels.yolo import DATA_YAML, data_yaml_text, label_lines, stems_in, unique_stem
 from fanscan.scoring.errors import FanscanError
 from fanscan.vision.yolo_data import read_class_names
 
+# What a confirmed proposal may call a tile besides a tile id: a tile face down, a detection that is no tile.
+NOT_LABELS = ("back", "none")
 _SUFFIX_OF_MAGIC = ((b"\xff\xd8\xff", ".jpg"), (b"\x89PNG\r\n\x1a\n", ".png"), (b"RIFF", ".webp"))
 
 
@@ -39,6 +41,26 @@ def _class_index(dataset: Path) -> dict[str, int]:
     return index
 
 
+def _tile_boxes(tiles: Iterable[tuple[str, Sequence[Sequence[float]]]], width: int, height: int) -> list[Box]:
+    """The labels of the tiles that are tile ids, each checked (a known id, a real quad inside the photo); an empty
+    list is refused too: a photo kept without labels teaches a model that its tiles are background."""
+    boxes = []
+    for number, (tile, quad) in enumerate(tiles, 1):
+        if tile in NOT_LABELS:
+            continue
+        if tile not in CLASS_NAMES:
+            raise FanscanError(f"tile {number}: {str(tile)[:20]!r} is not a tile id (1m..9m, 1p..9p, 1s..9s, "
+                               "E S W N, C F P, a-h, back, none)")
+        box = Box.from_quad(tile, checked_quad(quad, f"tile {number}"))
+        x0, y0, x1, y1 = box.bounds()
+        if x1 <= 0 or y1 <= 0 or x0 >= width or y0 >= height:
+            raise FanscanError(f"tile {number}: its quad lies outside the {width}x{height} photo")
+        boxes.append(box)
+    if not boxes:
+        raise FanscanError("no tile to label: every tile is back or none, so nothing is saved")
+    return boxes
+
+
 def save_labelled_photo(dataset_dir: str | Path, image: str | Path | bytes,
                         tiles: Iterable[tuple[str, Sequence[Sequence[float]]]],
                         image_size: tuple[int, int], name: str = "photo") -> Path:
@@ -51,16 +73,15 @@ def save_labelled_photo(dataset_dir: str | Path, image: str | Path | bytes,
     if dataset.exists() and not dataset.is_dir():
         raise FanscanError(f"{dataset}: not a folder (--save-labels wants a dataset folder)")
     if isinstance(image, bytes):
-        data = image
-        suffix = next((s for magic, s in _SUFFIX_OF_MAGIC if data.startswith(magic)), None)
-        if suffix is None:
-            raise FanscanError(f"{name}: not a JPEG, PNG or WebP photo")
-        stem = Path(name).stem
+        data, stem = image, Path(name).stem
     else:
-        source = Path(image)
-        data, suffix, stem = source.read_bytes(), source.suffix.lower() or ".jpg", source.stem
+        data, stem, name = Path(image).read_bytes(), Path(image).stem, Path(image).name
+    # The photo's own type, not its name's: YOLO readers skip `images/x.txt`.
+    suffix = next((s for magic, s in _SUFFIX_OF_MAGIC if data.startswith(magic)), None)
+    if suffix is None:
+        raise FanscanError(f"{name}: not a JPEG, PNG or WebP photo")
     width, height = image_size
-    boxes = [Box.from_quad(tile, quad) for tile, quad in tiles if tile in CLASS_NAMES]
+    boxes = _tile_boxes(tiles, width, height)
     for sub in ("images", "labels"):
         (dataset / sub).mkdir(parents=True, exist_ok=True)
     class_index = _class_index(dataset)
