@@ -6,9 +6,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from fanscan.scoring.errors import FanscanError
+
 from fanscan.labels.model import Box
 from fanscan.labels.save import save_labelled_photo
-from fanscan.scoring.errors import FanscanError
 
 NAN = float("nan")
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
-from fanscan.scoring.errors import FanscanError
 
+from fanscan.scoring.errors import FanscanError
 
 # No photo is a million pixels on a side (the loader refuses over 100 MP); a coordinate past it is garbage.
 MAX_COORDINATE = 1_000_000.0
