@@ -75,7 +75,26 @@ class ProposedTile:
     def from_dict(cls, data: dict[str, Any]) -> ProposedTile:
         values = dict(data)
         values["alternatives"] = [(str(t), float(p)) for t, p in values.get("alternatives", [])]
+        values["quad"] = checked_corners(values.get("quad"), f"tile {values.get('number', '?')}")
         return cls(**values)
+
+
+# A quad sent back by a client lies in a photo's pixels: anything beyond this is not a photo (and NaN is nowhere).
+MAX_COORDINATE = 1e6
+
+
+def checked_corners(quad: Any, where: str) -> list[list[float]]:
+    """A tile quad read from JSON: four (x, y) pairs of finite numbers within `MAX_COORDINATE`, else a one-line
+    error naming `where` (NaN or a single point would otherwise reach the geometry and fail deep inside it)."""
+    try:
+        corners = [[float(x), float(y)] for x, y in quad]
+    except (TypeError, ValueError):
+        raise FanscanError(f"{where}: its quad is not four (x, y) corners") from None
+    if len(corners) != 4:
+        raise FanscanError(f"{where}: its quad has {len(corners)} corners, not 4")
+    if not all(math.isfinite(v) and abs(v) <= MAX_COORDINATE for corner in corners for v in corner):
+        raise FanscanError(f"{where}: its quad has a corner that is not a finite pixel position")
+    return corners
 
 
 @dataclass

@@ -110,6 +110,8 @@ def _confirmed_proposal(text: str) -> HandProposal:
         return _proposal(json.loads(text))
     except json.JSONDecodeError as error:
         raise FanscanError(f"proposal: not JSON ({error.msg} at character {error.pos})") from None
+    except RecursionError:
+        raise FanscanError("proposal: nested deeper than any proposal is") from None
 
 
 @router.post("/save-labels", responses={409: {"description": "the server was started without --save-labels"}})

@@ -70,8 +70,13 @@ def command_args(command: str, positional: str, rules: str, context: WinContextF
         raise FanscanError(f"the request does not make a valid `fanscan {command}` command") from None
 
 
+# The longest hand string is well under 100 characters (four kongs with claims, the context and eight flowers): a
+# longer one is refused by its length, before the parser spends time on it.
+MAX_HAND_CHARS = 256
+
+
 class ScoreRequest(WinContextFields):
-    hand: str = Field(description="GB-notation hand string, as `fanscan score HAND`",
+    hand: str = Field(description="GB-notation hand string, as `fanscan score HAND`", max_length=MAX_HAND_CHARS,
                       examples=["[EEE,2][SSSS,1]WWWNN55pN|EE1000"])
     rules: Rules | None = Field(None, description="rule set (default: the server's --rules)")
 

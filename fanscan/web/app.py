@@ -54,7 +54,7 @@ def create_app(rules: str = "mcr", max_upload_bytes: int = MAX_UPLOAD_BYTES, pro
     the profile `POST /api/learn` adds a scored photo's tiles to and refits in the background (`calibration.learn`;
     photos are read with it once it exists)."""
     app = FastAPI(title="fanscan", summary="Score a finished mahjong hand from a photo, every fan explained.",
-                  docs_url="/docs", redoc_url=None)
+                  docs_url=None, redoc_url=None)  # FastAPI's own docs load their UI from a CDN: /docs is ours
     app.state.rules = rules
     app.state.max_upload_bytes = max_upload_bytes
     app.state.profile = profile
@@ -81,6 +81,14 @@ def create_app(rules: str = "mcr", max_upload_bytes: int = MAX_UPLOAD_BYTES, pro
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:
         return FileResponse(STATIC / "index.html")
+
+    @app.get("/docs", include_in_schema=False)
+    def api_page() -> FileResponse:
+        return FileResponse(STATIC / "api.html")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
     @app.get("/batch", include_in_schema=False)
     def batch_page() -> FileResponse:

@@ -19,16 +19,29 @@ class BodyTooLarge(HTTPException):
     errors (FastAPI turns them into 400) passes it on as the 413 it is."""
 
 
+# A request that carries no photo (a JSON body: a hand string, a proposal and its fixes, a batch table's rows) is
+# smaller than this (a batch row is a few hundred bytes); its body is parsed in memory, so it gets this cap instead
+# of the photo upload's.
+MAX_JSON_BYTES = 4 * 2**20
+
+
 class UploadLimit:
     def __init__(self, app, max_bytes: int) -> None:
         self.app = app
         self.max_bytes = max_bytes
 
-    def message(self) -> str:
-        return f"the upload is larger than {self.max_bytes // 2**20} MB; photos over that are refused"
+    def message(self, limit: int) -> str:
+        if limit < self.max_bytes:
+            return f"the request body is larger than {limit // 2**10} KB; a request without a photo is far smaller"
+        return f"the upload is larger than {limit // 2**20} MB; photos over that are refused"
 
-    async def refuse(self, send) -> None:
-        body = json.dumps({"ok": False, "error": self.message()}).encode()
+    def limit_for(self, scope: Scope) -> int:
+        """The upload limit for a multipart form (a photo), the JSON limit for anything else."""
+        kind = dict(scope.get("headers", [])).get(b"content-type", b"")
+        return self.max_bytes if kind.startswith(b"multipart/") else min(self.max_bytes, MAX_JSON_BYTES)
+
+    async def refuse(self, send, limit: int) -> None:
+        body = json.dumps({"ok": False, "error": self.message(limit)}).encode()
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                                 (b"connection", b"close")]})
@@ -38,9 +51,10 @@ class UploadLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.limit_for(scope)
         declared = dict(scope.get("headers", [])).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            await self.refuse(send)
+        if declared is not None and (not declared.isdigit() or int(declared) > limit):
+            await self.refuse(send, limit)
             return
         seen = 0
         started = False
@@ -50,8 +64,8 @@ class UploadLimit:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise BodyTooLarge(413, self.message())
+                if seen > limit:
+                    raise BodyTooLarge(413, self.message(limit))
             return message
 
         async def tracking_send(message):
@@ -64,4 +78,4 @@ class UploadLimit:
             await self.app(scope, counting_receive, tracking_send)
         except BodyTooLarge:
             if not started:
-                await self.refuse(send)
+                await self.refuse(send, limit)
