@@ -4,11 +4,17 @@ items 7, 8 and 15's server points)."""
 from __future__ import annotations
 
 import json
+import struct
+import threading
+import time
+import zlib
 from pathlib import Path
 
 import pytest
+from fanscan.vision import load
 from fastapi.testclient import TestClient
 
+from fanscan.web import work_gate
 from fanscan.web.app import create_app
 from fanscan.web.upload_limit import MAX_JSON_BYTES
 
@@ -65,3 +71,49 @@ def test_the_api_page_and_the_icon_are_served_here_with_no_page_from_elsewhere(c
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
     assert "<svg" in icon.text
     assert client.get("/openapi.json").json()["paths"]
+
+
+def png_header_only(width: int, height: int) -> bytes:
+    """A PNG whose header claims `width` x `height` (what the budget reads), with no pixels to decode."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b""))
+
+
+def test_a_png_over_the_servers_pixel_budget_is_refused_before_it_is_decoded(client):
+    side = int((work_gate.MAX_DECODED_PIXELS + 1) ** 0.5) + 1  # just over the budget, under the loader's 100 MP
+    answer = client.post("/api/photo", files={"photo": ("big.png", png_header_only(side, side), "image/png")})
+    assert answer.status_code == 400
+    assert "more than this server decodes" in answer.json()["error"] and "big.png" in answer.json()["error"]
+
+
+def test_a_large_jpeg_is_within_the_budget_because_it_decodes_reduced():
+    # A 12-MP JPEG is decoded by libjpeg at half its sides (the largest reduction that still leaves 0.8 x 2048 px on
+    # the long side): 3 MP held, far under the budget; a PNG of the same size is held whole.
+    header = load.Header("jpeg", 4000, 3000, 1)
+    assert load.decoded_pixels(header) == 2000 * 1500 < work_gate.MAX_DECODED_PIXELS
+    assert load.decoded_pixels(load.Header("png", 4000, 3000, 1)) == 12_000_000
+
+
+def test_no_more_photos_are_read_at_once_than_the_gate_allows(tmp_path):
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(SAMPLE.read_bytes())
+    inside, most, lock = [0], [0], threading.Lock()
+
+    def one_request() -> None:
+        with work_gate.photo_turn(photo, photo.name):
+            with lock:
+                inside[0] += 1
+                most[0] = max(most[0], inside[0])
+            time.sleep(0.05)
+            with lock:
+                inside[0] -= 1
+
+    threads = [threading.Thread(target=one_request) for _ in range(3 * work_gate.READERS + 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert most[0] == work_gate.READERS

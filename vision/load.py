@@ -142,6 +142,13 @@ def _decoded(data: bytes, header: Header, where: str, reduce: int, max_side: int
     return LoadedImage(np.ascontiguousarray(image), (width, height), scale, path, header.format, header.orientation)
 
 
+def decoded_pixels(header: Header, max_side: int = WORKING_MAX_SIDE) -> int:
+    """How many pixels decoding the photo of `header` at the working size holds at once: a JPEG is decoded by
+    libjpeg already reduced, a PNG or WebP whole before it is scaled down."""
+    reduce = _jpeg_reduction(header, 0.8 * max_side)
+    return -(-header.width // reduce) * -(-header.height // reduce)
+
+
 def _jpeg_reduction(header: Header, min_long_side: float) -> int:
     """The largest libjpeg scale-down (2, 4, 8) that still leaves at least `min_long_side` on the long side."""
     if header.format != "jpeg":

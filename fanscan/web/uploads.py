@@ -1,5 +1,6 @@
 """An uploaded photo as a file for the loader: written into a fresh temporary folder under its own (cleaned) file
-name, and removed with the folder when the request is done. Nothing of it outlives the request."""
+name, and removed with the folder when the request is done. Nothing of it outlives the request. The request then
+waits its turn to read it (`work_gate`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from fanscan.scoring.errors import FanscanError
+from fanscan.web.work_gate import photo_turn
 
 _UNSAFE = re.compile(r"[^\w.\- ]+")
 CHUNK = 1 << 20
@@ -33,7 +35,8 @@ def uploaded_file(upload) -> Iterator[tuple[Path, str]]:
         with path.open("wb") as out:
             while chunk := upload.file.read(CHUNK):
                 out.write(chunk)
-        yield path, name
+        with photo_turn(path, name):  # bounded work in flight (fanscan.web.work_gate)
+            yield path, name
 
 
 def without_folder(message: str, path: Path) -> str:
