@@ -196,3 +196,12 @@ def differential() -> str:
             "default "
             f"variant {result['seed_variant_other_total']:,} of these hands "
             f"({result['seed_variant_other_total'] / result['hands']:.1%}) score another total")
+
+
+def server_memory() -> str:
+    """The server's resident memory through rounds of 50 concurrent requests (benchmarks/server_memory.py)."""
+    result = load("server_memory")
+    ends = [r["end_rss_mb"] for r in result["rounds"]]
+    return (f"{result['rss_at_start_mb']:.0f} MB at start, {ends[0]:.0f} MB after the first round, "
+            f"{ends[-1]:.0f} MB after the last ({len(ends)} rounds), peak {result['peak_rss_mb']:.0f} MB; "
+            f"{result['server_errors']} server errors in {sum(result['statuses'].values())} requests")

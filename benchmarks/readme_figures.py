@@ -50,6 +50,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "million-photos": product.million_photos,
     "calibration-curve": models.calibration_curve,
     "learning-curve": models.learning_curve,
+    "server-memory": product.server_memory,
     "calibration-speed": models.calibration_speed,
     "label-studio": product.label_studio,
     "train-small": models.train_small,

@@ -117,3 +117,37 @@ def test_no_more_photos_are_read_at_once_than_the_gate_allows(tmp_path):
     for thread in threads:
         thread.join()
     assert most[0] == work_gate.READERS
+
+
+def test_a_connection_that_never_finishes_its_headers_is_closed(monkeypatch):
+    import socket
+
+    import uvicorn
+
+    from fanscan.web import header_timeout
+
+    monkeypatch.setattr(header_timeout, "HEADER_TIMEOUT_S", 0.5)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="error",
+                            http=header_timeout.HeaderTimeoutProtocol)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        for _ in range(200):
+            if server.started:
+                break
+            time.sleep(0.05)
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as whole:  # a whole request is answered
+            whole.sendall(b"GET /favicon.ico HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert whole.recv(100).startswith(b"HTTP/1.1 200")
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as slow:
+            slow.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # the headers never end
+            started = time.perf_counter()
+            assert slow.recv(100) == b""  # closed by the server, not by this side's 5-s timeout
+            assert time.perf_counter() - started < 4
+    finally:
+        server.should_exit = True
+        thread.join(10)

@@ -93,5 +93,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"fanscan: serving on http://{args.host}:{args.port}/ (API docs at /docs; Ctrl-C stops)", file=sys.stderr)
     app = create_app(rules=args.rules, profile=profile_file, profile_name=profile_name, save_labels=args.save_labels,
                      learn=args.learn)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    from fanscan.web.header_timeout import HeaderTimeoutProtocol
+
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", http=HeaderTimeoutProtocol)
     return 0
