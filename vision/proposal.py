@@ -79,7 +79,8 @@ class ProposedTile:
         return cls(**values)
 
 
-# A quad sent back by a client lies in a photo's pixels: anything beyond this is not a photo (and NaN is nowhere).
+# A quad lies in a photo's pixels: no photo is a million pixels on a side (the loader refuses over 100 MP), so a
+# coordinate past it is garbage (and NaN is nowhere).
 MAX_COORDINATE = 1e6
 
 

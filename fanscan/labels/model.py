@@ -16,9 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from fanscan.scoring.errors import FanscanError
-
-# No photo is a million pixels on a side (the loader refuses over 100 MP); a coordinate past it is garbage.
-MAX_COORDINATE = 1_000_000.0
+from fanscan.vision.proposal import checked_corners
 
 
 @dataclass(frozen=True)
@@ -87,16 +85,10 @@ class Box:
 
 def checked_quad(quad: Sequence[Sequence[float]], where: str = "quad") -> np.ndarray:
     """`quad` as a (4, 2) array, or a one-line FanscanError naming `where` when it is not four finite corners
-    enclosing an area: one point, NaN, an infinity or a coordinate past any photo (1e308) would otherwise become a
-    box over the whole photo or an exception deep inside."""
-    try:
-        p = np.asarray(quad, np.float64)
-    except (TypeError, ValueError):
-        raise FanscanError(f"{where}: not a list of four [x, y] corners") from None
-    if p.shape != (4, 2):
-        raise FanscanError(f"{where}: {len(p) if p.ndim else 0} corner(s) given; a quad has four [x, y] corners")
-    if not np.all(np.isfinite(p)) or np.any(np.abs(p) > MAX_COORDINATE):
-        raise FanscanError(f"{where}: corners must be finite pixel coordinates within +-{MAX_COORDINATE:g}")
+    (`vision.proposal.checked_corners`, the check of a quad sent back by a client) enclosing an area: one point,
+    NaN, an infinity or a coordinate past any photo (1e308) would otherwise become a box over the whole photo or an
+    exception deep inside."""
+    p = np.asarray(checked_corners(quad, where), np.float64)
     x, y = p[:, 0], p[:, 1]
     if abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))) < 1e-6:
         raise FanscanError(f"{where}: the four corners enclose no area (a point or a line, not a tile)")

@@ -9,17 +9,17 @@ decoded reduced as a JPEG can) is refused with one line before it is decoded.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from fanscan.batch.local import local_threads
 from fanscan.scoring.errors import FanscanError
 from fanscan.vision.load import decoded_pixels, read_header
 
-# One photo a core: the models run on both cores already, so more at once only adds memory.
-READERS = max(1, min(4, os.cpu_count() or 1))
+# One photo a core, up to four, as the in-process batch reads them: more at once only adds memory.
+READERS = local_threads()
 # 40 MP: a 12-MP phone PNG passes with room; a 100-MP PNG (300 MB decoded) does not.
 MAX_DECODED_PIXELS = 40_000_000
 _readers = threading.BoundedSemaphore(READERS)
