@@ -8,7 +8,9 @@ Medians over `--repeat` runs after one warm-up. `decode_only_ms` is a plain full
 `load_ms` is `vision.load.load_image` (header checks, EXIF, libjpeg's reduced decode, scale to working size).
 Stages present in this checkout are timed; classification, and the whole path to a `HandProposal`
 (`vision.pipeline.Pipeline.propose`: load, detect, crop, classify, group), when `vision.classify` and its model exist.
-`by_threads` repeats the whole path with both models at each of `--threads` onnxruntime threads (default 1 and 2):
+`by_threads` repeats the whole path with both models at each of `--threads` threads (default 1 and 2; the
+classifier's are parts of its batch read side by side, `vision.classify`), and as the product builds it (`default`:
+`Pipeline()`, what `fanscan photo` runs):
 the median of the path, the median of each stage of the pipeline's own timings (`HandProposal.timings_ms`), and the
 decode alone, measured in turn in the same rounds, so that the ratio between them holds on a drifting machine.
 """
@@ -135,9 +137,10 @@ def path_by_threads(photos: dict[str, Path], threads: list[int], repeat: int) ->
     from fanscan.vision.classify import TileClassifier
     from fanscan.vision.pipeline import Pipeline
 
-    pipelines = {t: Pipeline(TileDetector(threads=t), TileClassifier(threads=t)) for t in threads}
-    runs: dict[tuple[int, str], dict[str, list]] = {(t, name): {"decode": [], "total": [], "stages": []}
-                                                     for t in threads for name in photos}
+    pipelines: dict = {t: Pipeline(TileDetector(threads=t), TileClassifier(threads=t)) for t in threads}
+    pipelines["default"] = Pipeline()  # as `fanscan photo` builds it: each model at its own default threads
+    runs: dict[tuple, dict[str, list]] = {(t, name): {"decode": [], "total": [], "stages": []}
+                                          for t in pipelines for name in photos}
     for pipeline in pipelines.values():  # warm-up
         for photo in photos.values():
             pipeline.propose(photo)

@@ -65,3 +65,28 @@ def test_bare_felt_is_not_a_tile(classifier: TileClassifier) -> None:
     rng = np.random.default_rng(0)
     felt = np.clip(np.array([60, 120, 45]) + rng.normal(0, 6, (80, 64, 3)), 0, 255).astype(np.uint8)
     assert classifier.classify([felt], k=1)[0][0][0] == "none"
+
+
+class CountingSession:
+    """A stand-in for the onnxruntime session that counts runs and the crops of each (then runs the real one)."""
+
+    def __init__(self, session) -> None:
+        self.session, self.batches = session, []
+
+    def run(self, outputs, feeds):
+        self.batches.append(len(next(iter(feeds.values()))))
+        return self.session.run(outputs, feeds)
+
+
+def test_a_batch_read_in_parts_side_by_side_reads_as_one_batch() -> None:
+    crops = np.random.default_rng(5).integers(0, 256, (14, 80, 64, 3), dtype=np.uint8)
+    whole, parted = TileClassifier(threads=1), TileClassifier(threads=2)
+    whole.session, parted.session = CountingSession(whole.session), CountingSession(parted.session)
+    one, two = whole.probabilities(crops), parted.probabilities(crops)
+    assert whole.session.batches == [14] and sorted(parted.session.batches) == [7, 7]
+    assert np.allclose(one, two, atol=1e-6) and (one.argmax(axis=1) == two.argmax(axis=1)).all()
+    logits, embeddings = parted.logits_and_embeddings(crops)
+    assert logits.shape == (14, 44) and len(embeddings) == 14
+    parted.session.batches.clear()
+    parted.probabilities(crops[:5])  # too few crops for two parts of MIN_CROPS_PER_PART
+    assert parted.session.batches == [5]

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 from fanscan.scoring.errors import FanscanError
-from fanscan.vision.crops import CropSpec, crop_box, crop_quad, crop_tiles, order_quad, quad_from_box
+from fanscan.vision.crops import CropSpec, crop_box, crop_quad, crop_tiles, order_quad, order_quads, quad_from_box
 
 SPEC = CropSpec(width=64, height=80, pad=0.08)
 
@@ -96,6 +96,25 @@ def test_corner_order_does_not_matter() -> None:
     quad = np.array([[10, 10], [50, 12], [48, 70], [8, 66]], np.float32)
     shuffled = quad[[2, 0, 3, 1]]
     assert np.array_equal(order_quad(shuffled), quad)
+
+
+def test_many_quads_are_ordered_at_once_as_each_alone() -> None:
+    # Quads built in tl, tr, br, bl order (a tile tilted by up to 30 degrees), their corners shuffled each its own way.
+    rng = np.random.default_rng(3)
+    built, shuffled = [], []
+    for _ in range(50):
+        angle = rng.uniform(-np.pi / 6, np.pi / 6)
+        cx, cy, w, h = rng.uniform(50, 500), rng.uniform(50, 500), rng.uniform(10, 60), rng.uniform(10, 80)
+        corners = np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2
+        turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+        quad = (corners @ turn.T + [cx, cy]).astype(np.float32)
+        built.append(quad)
+        shuffled.append(quad[rng.permutation(4)])
+    assert np.array_equal(order_quads(np.array(shuffled)), np.array(built))
+    with pytest.raises(FanscanError, match="finite"):
+        order_quads(np.array([built[0], np.full((4, 2), np.inf, np.float32)]))
+    with pytest.raises(FanscanError):
+        crop_tiles(np.zeros((50, 50, 3), np.uint8), [built[0], [[0, 0], [1, 1]]], SPEC)
 
 
 def test_big_photo_gives_the_same_crop_as_a_small_one() -> None:

@@ -4,10 +4,16 @@ through `default_pipeline`, which must be that pipeline."""
 
 from __future__ import annotations
 
+import os
+
 from fanscan.vision import pipeline
 
 
 def _threads(model) -> int:
+    """The cores one call of the model may use: the detector's onnxruntime threads, the classifier's parts."""
+    if hasattr(model, "parts"):
+        assert model.session.get_session_options().intra_op_num_threads == 1  # each part on one thread
+        return model.parts
     return model.session.get_session_options().intra_op_num_threads
 
 
@@ -19,6 +25,7 @@ def test_set_default_threads_rebuilds_the_default_pipeline_with_that_many_thread
         worker = pipeline.default_pipeline()
         assert worker is not shipped
         assert _threads(worker.detector) == 1 and _threads(worker.classifier) == 1
+        assert _threads(shipped.detector) == _threads(shipped.classifier) == min(2, os.cpu_count() or 1)
         assert pipeline.default_pipeline() is worker  # loaded once, then reused
     finally:
         pipeline.set_default_threads(None)

@@ -154,3 +154,27 @@ def test_a_large_tile_on_white_is_found_once_where_it_was_drawn(face, tile_heigh
     assert "scale_pass" in proposal.timings_ms
     assert len(proposal.tiles) == 1
     assert iou_matrix(np.array([proposal.tiles[0].box]), drawn)[0, 0] >= 0.7
+
+
+def test_a_large_tile_found_as_rows_of_its_dots_becomes_one_tile():
+    # hk-crops' nine of dots on paper: the first look boxed its three rows of dots (each 0.3-0.5 of the tile,
+    # too large to count as small pieces), the shrunk view the tile; the rows lie in one line across a tile-shaped box.
+    rows = [tile(344, 60, 597, 202, 0.40), tile(350, 165, 612, 338, 0.42), tile(325, 300, 625, 445, 0.36)]
+    whole = tile(312, 57, 647, 448, 0.45)
+    merged = scale.merge(rows, [whole])
+    assert [d.box for d in merged] == [whole.box]
+
+
+def test_three_tiles_in_a_row_under_one_box_stay_three_tiles():
+    # The same three boxes turned a quarter: three upright tiles side by side, whose box is far longer than a tile.
+    tiles = [tile(100, 100, 150, 168, 0.5), tile(150, 100, 200, 168, 0.5), tile(200, 100, 250, 168, 0.5)]
+    row = tile(95, 95, 255, 172, 0.6)
+    merged = scale.merge(tiles, [row])
+    assert sorted(d.box for d in merged) == sorted(d.box for d in tiles)
+
+
+def test_a_square_block_of_four_tiles_under_one_box_stays_four_tiles():
+    tiles = [tile(x, y, x + 50, y + 68, 0.5) for x in (100, 152) for y in (100, 170)]
+    block = tile(95, 95, 207, 243, 0.6)  # as square as one tile, but its tiles are not in one line
+    merged = scale.merge(tiles, [block])
+    assert sorted(d.box for d in merged) == sorted(d.box for d in tiles)

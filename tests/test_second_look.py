@@ -43,3 +43,17 @@ def test_pieces_joined_into_a_better_tile_replace_them_but_a_lost_tile_does_not(
     two_tiles = [tile(0, 0, 30, 40, 0.5), tile(200, 0, 230, 40, 0.5)]
     assert not better_look(two_tiles, [two_tiles[0]], 0.0)  # the second tile is lost
     assert not better_look(two_tiles, [tile(0, 0, 30, 40, 0.6)], 0.0)
+
+
+def test_one_tile_in_pieces_needs_a_tile_shaped_box_and_pieces_in_one_line():
+    from fanscan.vision.second_look import pieces_of_one_tile
+
+    box = (0, 0, 300, 400)  # a tile: 0.75
+    column = np.array([[20, 10, 280, 140], [10, 135, 290, 270], [25, 260, 275, 390]], float)  # centres x 150, 150, 150
+    assert pieces_of_one_tile(box, column)
+    assert not pieces_of_one_tile(box, column[:2])  # two pieces may be two tiles stacked
+    assert not pieces_of_one_tile((0, 0, 300, 600), column)  # a box of two tiles' length
+    block = np.array([[0, 0, 150, 200], [150, 0, 300, 200], [0, 200, 150, 400]], float)  # three of a 2 x 2 block
+    assert not pieces_of_one_tile(box, block)
+    rows = [tile(20, 10, 280, 140, 0.4), tile(10, 135, 290, 270, 0.4), tile(25, 260, 275, 390, 0.4)]
+    assert better_look(rows, [tile(0, 0, 300, 400, 0.45)], 0.0)  # the rows joined into their tile

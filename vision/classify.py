@@ -16,7 +16,9 @@ the `embedding` output, and the profile must have been built for this very model
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +38,9 @@ DEFAULT_MODEL = models.model_path(models.CLASSIFIER)
 BACK = "back"
 NONE = "none"
 REQUIRED_KEYS = ("classes", "input_width", "input_height", "mean", "std", "pixel_scale", "channel_order")
+# A batch is split into parts run side by side only when each part gets at least this many crops: below it the
+# handing over costs more than a part saves.
+MIN_CROPS_PER_PART = 4
 
 
 @dataclass(frozen=True)
@@ -64,11 +69,17 @@ class TileClassifier:
 
     def __init__(self, model_path: str | Path | None = None, threads: int | None = 1,
                  profile: SetProfile | str | Path | None = None) -> None:
-        """`threads`: onnxruntime intra-op threads. One by default: a hand's 14 crops are too little work to split,
-        and a second thread that has to wait for a busy core makes a batch 2-3x slower (measured); None = all cores.
-        `profile`: a set profile (or its file) to apply; see `vision.profile`.
+        """`threads`: how many cores one call may use (None: all of them). A batch of crops is split into that many
+        parts, run side by side, each on the calling or a pool thread with one onnxruntime thread: the crops are
+        independent, and parts beat onnxruntime's own intra-op threads on layers this small (on 2 cores a hand's
+        14 crops: 0.55x the time of one thread, against 0.62x with two intra-op threads;
+        `benchmarks/classifier_speed.py`). One by default, as a batch runs one photo a core; a single photo's
+        pipeline gives it two (`onnx_model.call_threads`). `profile`: a set profile (or its file) to apply; see
+        `vision.profile`.
         """
-        model = open_model(Path(model_path) if model_path is not None else DEFAULT_MODEL, "classifier", threads)
+        model = open_model(Path(model_path) if model_path is not None else DEFAULT_MODEL, "classifier", 1)
+        self.parts = max(1, threads if threads is not None else (os.cpu_count() or 1))
+        self._pool: ThreadPoolExecutor | None = None
         self.path, self.session = model.path, model.session
         path = model.path
         self.info = model.read_info("tile classifier", REQUIRED_KEYS, _parse_info)
@@ -140,9 +151,22 @@ class TileClassifier:
             raise FanscanError(f"{self.path}: this classifier has no 'embedding' output")
         if len(crops) == 0:
             return np.zeros((0, len(self.classes)), np.float32), np.zeros((0, 0), np.float32)
-        logits, embeddings = self.session.run([self.logits_name, self.embedding_name],
-                                              {self.input_name: self._prepare(crops)})
+        logits, embeddings = self._run([self.logits_name, self.embedding_name], self._prepare(crops))
         return logits, embeddings
+
+    def _run(self, outputs: list[str], blob: np.ndarray) -> list[np.ndarray]:
+        """The session's `outputs` for a batch blob, in up to `parts` parts run side by side (onnxruntime releases
+        the GIL; a session may run several calls at once), joined in order."""
+        parts = min(self.parts, len(blob) // MIN_CROPS_PER_PART)
+        if parts <= 1:
+            return self.session.run(outputs, {self.input_name: blob})
+        if self._pool is None:  # a race here costs at most a second idle pool
+            self._pool = ThreadPoolExecutor(parts - 1, thread_name_prefix="fanscan-classify")
+        chunks = np.array_split(blob, parts)
+        later = [self._pool.submit(self.session.run, outputs, {self.input_name: chunk}) for chunk in chunks[1:]]
+        first = self.session.run(outputs, {self.input_name: chunks[0]})  # this thread reads a part too
+        results = [first, *(future.result() for future in later)]
+        return [np.concatenate([r[i] for r in results]) for i in range(len(outputs))]
 
     def probabilities(self, crops: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:
         """(N, len(classes)) softmax probabilities for N uint8 BGR crops (with the set profile, when there is one)."""
@@ -157,7 +181,7 @@ class TileClassifier:
             return profiled_probabilities(logits[:n], embeddings[:n], logits[n:], embeddings[n:],
                                           profile.delta_weight, profile.delta_bias, self.classes,
                                           profile.moved_indices())
-        logits = self.session.run([self.logits_name], {self.input_name: self._prepare(crops)})[0].astype(np.float64)
+        logits = self._run([self.logits_name], self._prepare(crops))[0].astype(np.float64)
         logits -= logits.max(axis=1, keepdims=True)
         exp = np.exp(logits)
         return (exp / exp.sum(axis=1, keepdims=True)).astype(np.float32)

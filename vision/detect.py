@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -37,7 +36,7 @@ import numpy as np
 from fanscan.scoring.errors import FanscanError
 from fanscan.vision import sideways
 from fanscan.vision.letterbox import letterbox, normalised_blob
-from fanscan.vision.onnx_model import json_floats, open_model
+from fanscan.vision.onnx_model import call_threads, json_floats, open_model
 
 from fanscan import models
 
@@ -136,7 +135,7 @@ class TileDetector:
     def __init__(self, model_path: str | Path | None = None, threads: int | None = None,
                  box_scale: tuple[float, float] | None = None) -> None:
         model = open_model(Path(model_path) if model_path is not None else DEFAULT_MODEL, "detector",
-                           threads or min(2, os.cpu_count() or 1))
+                           threads or call_threads())
         self.path, self.session = model.path, model.session
         self.info = model.read_info("tile detector", REQUIRED_KEYS, _parse_info)
         if box_scale is not None:

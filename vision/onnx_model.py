@@ -10,6 +10,7 @@ missing file, a file that is not ONNX, a model of the wrong kind or with garbled
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,12 @@ class OnnxModel:
             raise FanscanError(f"{self.path}: {error}") from None
         except (KeyError, ValueError, TypeError) as error:
             raise FanscanError(f"{self.path}: unreadable {kind} metadata ({error})") from None
+
+
+def call_threads() -> int:
+    """The cores one model call of a single photo uses by default: two where there are two (a third gains little
+    for networks this small, and leaves the machine to other work)."""
+    return min(2, os.cpu_count() or 1)
 
 
 def open_model(path: Path, kind: str, threads: int | None) -> OnnxModel:

@@ -73,8 +73,9 @@ class Pipeline:
             raise ValueError("give a profile to the TileClassifier you pass, not to the Pipeline")
         if classifier is None:
             from fanscan.vision.classify import TileClassifier  # the classifier's module loads onnxruntime
+            from fanscan.vision.onnx_model import call_threads
 
-            classifier = TileClassifier(profile=profile)
+            classifier = TileClassifier(threads=call_threads(), profile=profile)
         self.classifier = classifier
         self.top_k = top_k
         self.aspect_search = aspect_search

@@ -43,6 +43,27 @@ PIECE_INSIDE = 0.7  # a first-look box lying this share inside a second-look box
 SMALL_PIECE = 0.4
 
 
+# A box at least this square (short over long side) may be one tile whose face was found in pieces, when at least
+# `LINE_PIECES` pieces lie in one line across it: their centres spread across the line by at most `LINE_SPREAD` of
+# the box (the rows of a nine's dots).
+ONE_TILE_SHAPE = 0.75
+LINE_PIECES = 3
+LINE_SPREAD = 0.2
+
+
+def pieces_of_one_tile(box: Sequence[float], pieces: np.ndarray) -> bool:
+    """Whether `pieces` (N x 4 boxes) inside `box` are parts of one tile's face rather than tiles of a group: `box`
+    is shaped like one tile (`ONE_TILE_SHAPE`) and at least `LINE_PIECES` pieces lie in one line across it. Whole
+    tiles in one line make a box longer than one tile (two side by side or stacked: 0.67, three: 0.44); only a
+    2 x 2 block is as square as a tile, and its tiles are not in one line."""
+    width, height = box[2] - box[0], box[3] - box[1]
+    if len(pieces) < LINE_PIECES or min(width, height) < ONE_TILE_SHAPE * max(width, height):
+        return False
+    centres = (pieces[:, :2] + pieces[:, 2:]) / 2
+    spread = (centres.max(axis=0) - centres.min(axis=0)) / np.array([width, height])
+    return float(spread.min()) <= LINE_SPREAD
+
+
 def _inside_share(piece: DetectedTile, box: DetectedTile) -> float:
     x0, y0, x1, y1 = piece.box
     inside = max(0.0, min(x1, box.box[2]) - max(x0, box.box[0])) * max(0.0, min(y1, box.box[3]) - max(y0, box.box[1]))
@@ -54,13 +75,17 @@ def joined_pieces(first: Sequence[DetectedTile], second: Sequence[DetectedTile])
     tile of the first look is lost; whether each of them is also a small piece of the box holding it)."""
     kept = {id(d) for d in second}
     gone = [d for d in first if id(d) not in kept]
-    all_small = True
+    held: dict[int, list[DetectedTile]] = {}
     for piece in gone:
-        holders = [b for b in second if _inside_share(piece, b) >= PIECE_INSIDE]
+        holders = [i for i, b in enumerate(second) if _inside_share(piece, b) >= PIECE_INSIDE]
         if not holders:
             return False, False
-        all_small &= any(piece.width * piece.height <= SMALL_PIECE * b.width * b.height for b in holders)
-    return True, all_small and bool(gone)
+        held.setdefault(holders[0], []).append(piece)
+    # Small pieces: each small against the box holding it, or together the pieces of one tile's face.
+    small = all(all(p.width * p.height <= SMALL_PIECE * second[i].width * second[i].height for p in pieces)
+                or pieces_of_one_tile(second[i].box, np.array([p.box for p in pieces], np.float64))
+                for i, pieces in held.items())
+    return True, small and bool(gone)
 
 
 def better_look(first: Sequence[DetectedTile], second: Sequence[DetectedTile], shape_slack: float) -> bool:
