@@ -73,8 +73,8 @@ class TileClassifier:
         parts, run side by side, each on the calling or a pool thread with one onnxruntime thread: the crops are
         independent, and parts beat onnxruntime's own intra-op threads on layers this small (on 2 cores a hand's
         14 crops: 0.55x the time of one thread, against 0.62x with two intra-op threads;
-        `benchmarks/classifier_speed.py`). One by default, as a batch runs one photo a core; a single photo's
-        pipeline gives it two (`onnx_model.call_threads`). `profile`: a set profile (or its file) to apply; see
+        `benchmarks/classifier_speed.py`). One by default: a batch runs one photo a core, and the server several
+        photos at once (`vision.pipeline.Pipeline`). `profile`: a set profile (or its file) to apply; see
         `vision.profile`.
         """
         model = open_model(Path(model_path) if model_path is not None else DEFAULT_MODEL, "classifier", 1)

@@ -73,9 +73,10 @@ class Pipeline:
             raise ValueError("give a profile to the TileClassifier you pass, not to the Pipeline")
         if classifier is None:
             from fanscan.vision.classify import TileClassifier  # the classifier's module loads onnxruntime
-            from fanscan.vision.onnx_model import call_threads
 
-            classifier = TileClassifier(threads=call_threads(), profile=profile)
+            # One part: two (`TileClassifier(threads=2)`) made a photo alone 0.85x as long, but the phone page's
+            # server, sharing the cores with other readers (and a browser in web_speed), 1.1x as long.
+            classifier = TileClassifier(profile=profile)
         self.classifier = classifier
         self.top_k = top_k
         self.aspect_search = aspect_search
