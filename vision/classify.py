@@ -161,7 +161,7 @@ class TileClassifier:
         if parts <= 1:
             return self.session.run(outputs, {self.input_name: blob})
         if self._pool is None:  # a race here costs at most a second idle pool
-            self._pool = ThreadPoolExecutor(parts - 1, thread_name_prefix="fanscan-classify")
+            self._pool = ThreadPoolExecutor(self.parts - 1, thread_name_prefix="fanscan-classify")
         chunks = np.array_split(blob, parts)
         later = [self._pool.submit(self.session.run, outputs, {self.input_name: chunk}) for chunk in chunks[1:]]
         first = self.session.run(outputs, {self.input_name: chunks[0]})  # this thread reads a part too

@@ -191,8 +191,8 @@ def crop_tiles(
     image = _check_image(image)
     if len(quads) == 0:
         return np.zeros((0, spec.height, spec.width, 3), dtype=np.uint8)
-    shapes = {np.shape(quad) for quad in quads}
     if any(np.size(quad) != 8 for quad in quads):
-        raise FanscanError(f"a tile quad needs 4 finite (x, y) corners, got shapes {sorted(shapes)}")
+        shapes = sorted({np.shape(quad) for quad in quads})
+        raise FanscanError(f"a tile quad needs 4 finite (x, y) corners, got shapes {shapes}")
     ordered = order_quads(np.array([np.asarray(quad, np.float32).reshape(4, 2) for quad in quads]))
     return np.stack([_crop_ordered(image, quad, spec) for quad in ordered])

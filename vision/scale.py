@@ -153,11 +153,12 @@ def merge(first: Sequence[DetectedTile], zoomed: Sequence[DetectedTile]) -> list
     boxes = _boxes(pooled)
     area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
     shares = inside_shares(boxes)
-    nested = (shares >= INSIDE) & (area[None, :] >= INNER_AREA_RATIO * area[:, None])  # [i, j]: i nested in j
+    inside = shares >= INSIDE  # [i, j]: i lies mostly inside j
+    nested = inside & (area[None, :] >= INNER_AREA_RATIO * area[:, None])  # [i, j]: i nested in j
     dropped = np.zeros(len(boxes), bool)
-    for container in np.flatnonzero((shares >= INSIDE).sum(axis=0) >= LINE_PIECES):
+    for container in np.flatnonzero(inside.sum(axis=0) >= LINE_PIECES):
         # One tile's face found in pieces (the rows of a nine's dots, some as large as half the tile): they go.
-        within = shares[:, container] >= INSIDE
+        within = inside[:, container]
         if pieces_of_one_tile(boxes[container], boxes[within]):
             dropped |= within
     for container in np.flatnonzero(nested.any(axis=0) & ~dropped):
