@@ -394,3 +394,18 @@ def test_server_timing_tells_the_upload_apart_from_the_work():
     timings = {part.split(";dur=")[0].strip(): float(part.split(";dur=")[1]) for part in header.split(",")}
     assert timings["upload"] >= 390  # four receives of 0.1 s each
     assert 0 <= timings["app"] - timings["upload"] < 50
+
+
+def test_an_error_within_an_upload_names_the_upload_not_its_temporary_copy() -> None:
+    import io
+
+    from fanscan.scoring.errors import FanscanError
+
+    from fanscan.web.uploads import uploaded_file
+
+    class Upload:
+        filename, file = "my hand.jpg", io.BytesIO(b"not a photo")
+
+    with pytest.raises(FanscanError) as caught, uploaded_file(Upload()) as (path, name):
+        raise FanscanError(f"{path}: not a photo")
+    assert str(caught.value) == "my hand.jpg: not a photo" and name == "my hand.jpg"

@@ -60,10 +60,7 @@ def read_photo(request: Request, photo: PhotoField, rules: RulesField = None) ->
     and, beyond the command's object, `waits_to_add` (see the function of that name)."""
     with uploaded_file(photo) as (path, name):
         args = command_args("photo", str(path), _rules(request, rules), profile=request.app.state.profile)
-        try:
-            out = photo_json(str(path), args, name=name)
-        except FanscanError as error:
-            raise FanscanError(without_folder(str(error), path)) from None
+        out = photo_json(str(path), args, name=name)
     if out.get("proposal") is None:  # not a usable photo: nothing to fix, a client error
         raise FanscanError(without_folder(out.get("error", "the photo could not be read"), path))
     out["waits_to_add"] = waits_to_add(out["proposal"]["hand"], out["proposal"]["status"])
@@ -129,10 +126,7 @@ def save_labels(request: Request, photo: PhotoField,
     from fanscan.vision.load import load_image
 
     with uploaded_file(photo) as (path, name):
-        try:
-            size = load_image(path).original_size
-        except FanscanError as error:
-            raise FanscanError(without_folder(str(error), path)) from None
+        size = load_image(path).original_size
         if tuple(size) != tuple(confirmed.image_size):
             raise FanscanError(f"{name}: the photo is {size[0]}x{size[1]} pixels but the proposal is for "
                                f"{confirmed.image_size[0]}x{confirmed.image_size[1]}: not the photo it was read from")
@@ -158,11 +152,8 @@ def learn(request: Request, photo: PhotoField,
         raise HTTPException(409, "this server does not learn: start it with fanscan serve --learn PROFILE.npz")
     confirmed = _confirmed_proposal(proposal)
     with uploaded_file(photo) as (path, name):
-        try:
-            entry = learn_photo(profile, path, confirmed, default_pipeline(request.app.state.profile).classifier,
-                                name=name)
-        except FanscanError as error:
-            raise FanscanError(without_folder(str(error), path)) from None
+        entry = learn_photo(profile, path, confirmed, default_pipeline(request.app.state.profile).classifier,
+                            name=name)
     refitter = request.app.state.refitter
     refitter.request()
     return {"ok": True, "entry": entry.number, "tiles": len(entry.tiles), "fixed": len(entry.hard),

@@ -26,7 +26,8 @@ def clean_name(filename: str | None) -> str:
 @contextmanager
 def uploaded_file(upload) -> Iterator[tuple[Path, str]]:
     """(path of the upload's copy in a temporary folder, its clean name); the folder is deleted afterwards.
-    `upload` is a Starlette UploadFile (its `file` is read in chunks)."""
+    `upload` is a Starlette UploadFile (its `file` is read in chunks). A `FanscanError` raised within names the
+    upload instead of its temporary copy (`without_folder`)."""
     if upload is None or isinstance(upload, str):
         raise FanscanError("no photo: send the file in the multipart field `photo`")
     name = clean_name(upload.filename)
@@ -36,7 +37,10 @@ def uploaded_file(upload) -> Iterator[tuple[Path, str]]:
             while chunk := upload.file.read(CHUNK):
                 out.write(chunk)
         with photo_turn(path, name):  # bounded work in flight (fanscan.web.work_gate)
-            yield path, name
+            try:
+                yield path, name
+            except FanscanError as error:
+                raise FanscanError(without_folder(str(error), path)) from None
 
 
 def without_folder(message: str, path: Path) -> str:
