@@ -159,3 +159,103 @@ def test_load_split_repairs_a_rotated_copy(tmp_path: Path) -> None:
     assert np.abs(as_labelled.boxes - boxes).max() > 8
     assert np.abs(repaired.boxes - boxes).max() < 3.0
     assert len(repaired.ignore) == 0
+
+
+def _row_photo() -> tuple[np.ndarray, np.ndarray]:
+    """A green table with a row of four touching ivory tiles (40 x 56), each with its own dark mark, and one tile
+    lying apart."""
+    image = np.full((300, 400, 3), (40, 120, 40), np.uint8)
+    boxes = [[60 + 40 * i, 100, 100 + 40 * i, 156] for i in range(4)] + [[300, 200, 340, 256]]
+    for x0, y0, x1, y1 in boxes:
+        cv2.rectangle(image, (x0 + 1, y0), (x1 - 2, y1 - 1), (230, 240, 245), -1)
+        cv2.circle(image, ((x0 + x1) // 2, (y0 + y1) // 2), 8, (20, 20, 150), -1)
+    return image, np.array(boxes, np.float32)
+
+
+def test_paper_close_ups_lay_whole_tiles_large_on_a_sheet_and_box_each() -> None:
+    """Each tile the sheet shows is whole and boxed: its red mark lies inside exactly one box, every box holds one
+    mark and is mostly ivory, and the run is as large in the crop as PAPER_RUN_SHARE says."""
+    image, boxes = _row_photo()
+    item = dd.TrainImage("x.jpg", image, boxes)
+    rng = np.random.default_rng(5)
+    lengths = set()
+    for _ in range(40):
+        made = dd.paper_close_up(item, 256, rng)
+        if made is None:
+            continue
+        sheet, tiles, ignored = made
+        assert sheet.shape == (384, 384, 3)
+        assert len(ignored) == 0  # the row's tiles touch, so the margin shrinks before a neighbour shows
+        lengths.add(len(tiles))
+        marks = (sheet[:, :, 2] > 100) & (sheet[:, :, 0] < 60) & (sheet[:, :, 1] < 60)
+        count, parts = cv2.connectedComponents(marks.astype(np.uint8))
+        centres = [np.argwhere(parts == k).mean(axis=0)[::-1] for k in range(1, count)]
+        assert len(centres) == len(tiles)
+        for x0, y0, x1, y1 in tiles:
+            inside = [c for c in centres if x0 <= c[0] <= x1 and y0 <= c[1] <= y1]
+            assert len(inside) == 1
+            face = sheet[int(y0):int(y1), int(x0):int(x1)]
+            assert (face.min(axis=2) > 180).mean() > 0.6
+        long_side = max(tiles[:, 2].max() - tiles[:, 0].min(), tiles[:, 3].max() - tiles[:, 1].min())
+        assert dd.PAPER_RUN_SHARE[0] * 256 * 0.85 <= long_side <= dd.PAPER_RUN_SHARE[1] * 256
+        low, high = 64, 64 + 256  # the sheet's central crop
+        assert tiles.min() >= low - 1 and tiles.max() <= high + 1
+    assert {1, 2, 4} <= lengths
+
+
+def test_paper_close_ups_are_not_cut_from_repaired_photos_or_through_a_neighbour() -> None:
+    image, boxes = _row_photo()
+    repaired = dd.TrainImage("x.jpg", image, boxes, repaired=True)
+    rng = np.random.default_rng(1)
+    assert all(dd.paper_close_up(repaired, 256, rng) is None for _ in range(10))
+    # A tile lying half over the row's first tile: every cut of that tile would show half a neighbour.
+    overlapping = np.concatenate([boxes[:1], boxes[:1] + np.array([20, 28, 20, 28], np.float32)])
+    item = dd.TrainImage("y.jpg", image, overlapping)
+    assert all(dd.paper_close_up(item, 256, rng) is None for _ in range(10))
+
+
+def test_rendered_close_ups_box_each_rendered_tile_whole() -> None:
+    """Rendered sheets: as many boxes as tiles, each holding one face's green mark, none overlapping another, the
+    group as large in the crop as PAPER_RUN_SHARE says."""
+    from fanscan.training.faces import Face
+
+    rgba = np.zeros((200, 150, 4), np.uint8)
+    cv2.circle(rgba, (75, 55), 30, (0, 255, 0, 255), -1)  # off the centre, whose colour the side takes
+    faces = [Face("test", "1p", rgba)]
+    rng = np.random.default_rng(9)
+    counts = set()
+    for _ in range(30):
+        sheet, tiles, ignored = dd.rendered_close_up(faces, 256, rng)
+        assert sheet.shape == (384, 384, 3) and len(ignored) == 0
+        counts.add(len(tiles))
+        green = ((sheet[:, :, 1] > 125) & (sheet[:, :, 0] < 60) & (sheet[:, :, 2] < 60)).astype(np.uint8)
+        count, parts = cv2.connectedComponents(green)
+        centres = [np.argwhere(parts == k).mean(axis=0)[::-1] for k in range(1, count)]
+        big = [c for k, c in enumerate(centres, start=1) if (parts == k).sum() > 3]
+        assert len(big) == len(tiles)
+        for i, (x0, y0, x1, y1) in enumerate(tiles):
+            assert sum(x0 <= c[0] <= x1 and y0 <= c[1] <= y1 for c in big) == 1
+            for x2, y2, x3, y3 in tiles[i + 1:]:
+                assert min(x1, x3) - max(x0, x2) <= 0 or min(y1, y3) - max(y0, y2) <= 0
+        long_side = max(tiles[:, 2].max() - tiles[:, 0].min(), tiles[:, 3].max() - tiles[:, 1].min())
+        assert long_side <= dd.PAPER_RUN_SHARE[1] * 256 * 1.05
+        assert tiles.min() >= 64 and tiles.max() <= 64 + 256
+    assert counts == set(dd.PAPER_RUN_LENGTHS)
+
+
+def test_teacher_boxes_are_the_cells_centres_moved_by_the_distances() -> None:
+    import torch
+    from fanscan.training.train_detector import teacher_boxes
+
+    distances = torch.zeros(1, 4, 2, 3)
+    distances[0, :, 1, 2] = torch.tensor([1.0, 2.0, 3.0, 4.0])
+    boxes = teacher_boxes(distances, 4)
+    # Cell (row 1, column 2) has its centre at x = 2.5 * 4 = 10, y = 1.5 * 4 = 6.
+    assert boxes[0, :, 1, 2].tolist() == [9.0, 4.0, 13.0, 10.0]
+    assert boxes[0, :, 0, 0].tolist() == [2.0, 2.0, 2.0, 2.0]
+
+
+def test_distil_needs_the_net_to_stay_close_to(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="--distil needs --init-from"):
+        main(["--smoke", "--data", str(DATA), "--out", str(tmp_path / "run"), "--artwork", str(tmp_path / "none"),
+              "--distil", "1"])

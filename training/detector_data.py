@@ -18,7 +18,9 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from fanscan.training.faces import Face
 from fanscan.training.label_repair import fill_colour, repair
+from fanscan.training.renders import face_on_body, ivory_colour, tile_with_thickness
 from fanscan.vision.photometric import jpeg_roundtrip
 from fanscan.vision.splits import source_of
 from fanscan.vision.yolo_data import iter_split
@@ -49,6 +51,7 @@ class TrainImage:
     image: np.ndarray
     boxes: np.ndarray  # float32 (N, 4)
     ignore: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))  # labels not to be trusted
+    repaired: bool = False  # turned back by label_repair: its boxes are unmixed estimates, its corners fill
 
 
 @dataclass
@@ -83,6 +86,8 @@ def load_split(split_dir: Path, exclude_groups: set[str] | None = None, repair_l
             if repaired is None:
                 continue
             image, boxes, ignore = repaired.image, repaired.boxes[repaired.good], repaired.boxes[~repaired.good]
+            images.append(TrainImage(item.image_path.name, image, boxes, ignore, repaired=True))
+            continue
         images.append(TrainImage(item.image_path.name, image, boxes, ignore))
     return images
 
@@ -313,6 +318,144 @@ def relay_row(image: np.ndarray, boxes: np.ndarray, back_masks: list[np.ndarray]
     return picture, positives.astype(np.float32), np.stack(ignored).astype(np.float32)
 
 
+# Close-ups on paper (issue 18: another maker's phone photos are mostly one large tile on white paper; the table
+# photos' close-up tail, 0.95-2.2x, never shows a tile a third of the frame or more): a run of 1-4 neighbouring tiles
+# cut out of a training photo and laid on a sheet, its long side this share of the crop.
+PAPER_RUN_SHARE = (0.22, 0.95)
+PAPER_RUN_LENGTHS = (1, 1, 1, 2, 3, 4)
+PAPER_MARGIN = 0.06  # the cut reaches this share of the run's tile height beyond its boxes
+PAPER_SHEET = 1.5  # the sheet's side over the crop's, so that a turn of the view shows no corners
+RENDERED_SHARE = 0.5  # of the sheets, when rendered faces are at hand
+PAPER_NEIGHBOUR = 0.08  # the most of a neighbour's area a cut may show (a sliver at the edge, left ignored)
+
+
+def paper_sheet(side: int, rng: np.random.Generator) -> np.ndarray:
+    """A plain sheet to lay tiles on: mostly white or grey paper, sometimes a coloured cloth or board; with a light
+    gradient across it and fine grain."""
+    paper = rng.random() < 0.7
+    base = rng.uniform(185, 252) + rng.normal(0, 6, 3) if paper else rng.uniform(30, 235, 3)
+    ramp = np.linspace(-1, 1, side, dtype=np.float32)
+    angle = rng.uniform(0, 2 * math.pi)
+    gradient = 1 + rng.uniform(0, 0.18) * (math.cos(angle) * ramp[None, :] + math.sin(angle) * ramp[:, None])
+    sheet = base[None, None, :].astype(np.float32) * gradient[:, :, None]
+    sheet += rng.normal(0, rng.uniform(1, 5), (side, side, 1)).astype(np.float32)
+    return np.clip(sheet, 0, 255).astype(np.uint8)
+
+
+def paper_close_up(item: TrainImage, size: int, rng: np.random.Generator
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """A run of 1-4 neighbouring tiles of `item` cut out and laid on a sheet (`paper_sheet`), the run's long side
+    `PAPER_RUN_SHARE` of `size`, somewhere in the sheet's central `size` x `size`; a faint shadow under it.
+
+    Returns (sheet image of side `PAPER_SHEET` x `size`, the run's boxes, ignored boxes: other tiles the cut shows
+    a part of), or None when the photo has no tile to cut cleanly. Only photos with their published labels are cut
+    (a repaired photo's boxes are estimates and its corners show the fill), and a cut another tile reaches into by
+    more than `PAPER_NEIGHBOUR` of that tile's area is not used: the sheet is to show whole tiles."""
+    boxes = item.boxes
+    if len(boxes) == 0 or item.repaired or len(item.ignore):
+        return None
+    index = int(rng.integers(len(boxes)))
+    w, h = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+    if min(w[index], h[index]) < 8:
+        return None
+    run = [index]
+    if h[index] > w[index]:
+        row = row_of(boxes, index)
+        length = min(len(row), int(rng.choice(PAPER_RUN_LENGTHS)))
+        at = row.index(index)
+        first = int(rng.integers(max(0, at - length + 1), min(at, len(row) - length) + 1))
+        run = row[first:first + length]
+    tiles = boxes[run]
+    others = np.ones(len(boxes), bool)
+    others[run] = False
+    ih, iw = item.image.shape[:2]
+    # The margin shrinks to nothing before a neighbour is let into the cut.
+    for margin in (PAPER_MARGIN * float(max(h[run].max(), w[run].max())), 0.0):
+        x0, y0 = tiles[:, 0].min() - margin, tiles[:, 1].min() - margin
+        x1, y1 = tiles[:, 2].max() + margin, tiles[:, 3].max() + margin
+        cx0, cy0 = int(max(0, math.floor(x0))), int(max(0, math.floor(y0)))
+        cx1, cy1 = int(min(iw, math.ceil(x1))), int(min(ih, math.ceil(y1)))
+        reach = box_overlap_fraction(boxes[others], (cx0, cy0, cx1, cy1))
+        if not len(reach) or reach.max() <= PAPER_NEIGHBOUR:
+            break
+    else:
+        return None
+    if cx1 - cx0 < 8 or cy1 - cy0 < 8:
+        return None
+    cut = item.image[cy0:cy1, cx0:cx1]
+    scale = rng.uniform(*PAPER_RUN_SHARE) * size / max(cx1 - cx0, cy1 - cy0)
+    out_w, out_h = max(2, round((cx1 - cx0) * scale)), max(2, round((cy1 - cy0) * scale))
+    if out_w > size or out_h > size:
+        return None
+    cut = cv2.resize(cut, (out_w, out_h), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC)
+    side = round(size * PAPER_SHEET)
+    sheet = paper_sheet(side, rng)
+    low = (side - size) // 2
+    px = low + int(rng.integers(0, size - out_w + 1))
+    py = low + int(rng.integers(0, size - out_h + 1))
+    # A soft shadow: tiles stand on the sheet.
+    shadow = np.zeros((side, side), np.float32)
+    offset = int(rng.integers(0, max(1, out_h // 12) + 1))
+    shadow[py + offset:py + offset + out_h, px + offset:px + offset + out_w] = rng.uniform(0.1, 0.4)
+    shadow = cv2.GaussianBlur(shadow, (0, 0), max(1.0, out_h / 25))
+    sheet = (sheet.astype(np.float32) * (1 - shadow[:, :, None])).astype(np.uint8)
+    sheet[py:py + out_h, px:px + out_w] = cut
+    to_sheet = np.array([scale, scale, scale, scale], np.float32)
+    shift = np.array([px - cx0 * scale, py - cy0 * scale] * 2, np.float32)
+    inside = box_overlap_fraction(boxes, (cx0, cy0, cx1, cy1)) > 0
+    parts = np.clip(boxes[others & inside], [cx0, cy0, cx0, cy0], [cx1, cy1, cx1, cy1])
+    return sheet, boxes[run] * to_sheet + shift, (parts * to_sheet + shift).astype(np.float32).reshape(-1, 4)
+
+
+def rendered_close_up(faces: list[Face], size: int, rng: np.random.Generator
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """1-4 rendered tiles of one set (ivory body, a face of the classifier's artwork, the side showing) on a sheet,
+    touching in a row or lying apart, the group's long side `PAPER_RUN_SHARE` of `size`: sharp large tiles of many
+    face styles, which the training photos' own tiles, cut and enlarged, are not. Same return as `paper_close_up`;
+    each box is the tile as seen (front and side)."""
+    count = int(rng.choice(PAPER_RUN_LENGTHS))
+    aspect = rng.uniform(0.68, 0.8)  # width over height of the tile's front
+    gap = 0.0 if rng.random() < 0.6 else rng.uniform(0.1, 1.0)  # between tiles, in tile widths
+    depth_share = rng.uniform(0.0, 0.15)  # the side's visible depth, in tile widths
+    span = count * aspect + (count - 1) * gap * aspect + depth_share * aspect
+    long_side = rng.uniform(*PAPER_RUN_SHARE) * size
+    height = long_side / max(span, 1.0 + depth_share * aspect)
+    width = max(4, round(height * aspect))
+    height = max(6, round(height))
+    depth_angle = rng.uniform(0, 2 * math.pi)
+    depth = max(1, round(depth_share * width))
+    dx, dy = round(depth * math.cos(depth_angle)), round(depth * math.sin(depth_angle))
+    body, back = ivory_colour(rng), np.array(BACK_COLOURS[int(rng.integers(len(BACK_COLOURS)))], np.float32)
+    side = round(size * PAPER_SHEET)
+    sheet = paper_sheet(side, rng).astype(np.float32)
+    tiles = []
+    for _ in range(count):
+        front = face_on_body(faces[int(rng.integers(len(faces)))], width, height, rng, body)
+        image, mask, _ = tile_with_thickness(front, rng, back, (dx, dy))
+        tiles.append((image, mask))
+    total_w = sum(t[0].shape[1] for t in tiles) + round((count - 1) * gap * width)
+    total_h = max(t[0].shape[0] for t in tiles)
+    low = (side - size) // 2
+    x = low + int(rng.integers(0, max(1, size - total_w + 1)))
+    y = low + int(rng.integers(0, max(1, size - total_h + 1)))
+    boxes = []
+    shadow = np.zeros((side, side), np.float32)
+    for _, mask in tiles:
+        h, w = mask.shape
+        shadow[y + 2:y + h + 2, x + 2:x + w + 2] = np.maximum(shadow[y + 2:y + h + 2, x + 2:x + w + 2],
+                                                              (mask[: side - y - 2, : side - x - 2] > 0) * 0.3)
+        boxes.append((x, y, x + w, y + h))
+        x += w + round(gap * width)
+    shadow = cv2.GaussianBlur(shadow, (0, 0), max(1.0, height / 25))
+    sheet *= 1 - shadow[:, :, None]
+    for (image, mask), (x0, y0, _, _) in zip(tiles, boxes, strict=True):
+        alpha = mask[:, :, None].astype(np.float32) / 255.0
+        h, w = mask.shape
+        sheet[y0:y0 + h, x0:x0 + w] = sheet[y0:y0 + h, x0:x0 + w] * (1 - alpha) + image * alpha
+    return (np.clip(sheet, 0, 255).astype(np.uint8), np.array(boxes, np.float32).reshape(-1, 4),
+            np.zeros((0, 4), np.float32))
+
+
 def _rot90_boxes(boxes: np.ndarray, width: int, k: int) -> np.ndarray:
     """Boxes of an image turned by np.rot90(image, k) (counter-clockwise), k in 0..3; `width` of the unturned image."""
     out = boxes.copy()
@@ -351,17 +494,28 @@ def photometric(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def random_sample(
     item: TrainImage, size: int, rng: np.random.Generator, back_masks: list[np.ndarray], composite_p: float = 0.6,
     relay_p: float = 0.0, rotate_p: float = 0.0, stretch_p: float = 0.0, wide_rotate_p: float = 0.0,
+    paper_p: float = 0.0, paper_faces: list[Face] | None = None,
 ) -> Sample:
-    """One augmented `size` x `size` training crop of `item` with its positive and ignored boxes."""
+    """One augmented `size` x `size` training crop of `item` with its positive and ignored boxes. A share `paper_p`
+    of them are close-ups on a sheet: rendered tiles (`rendered_close_up`, half of them when `paper_faces` are
+    given) or tiles of `item` cut out (`paper_close_up`)."""
     image, boxes = item.image, item.boxes
     ignored = np.zeros((0, 4), np.float32)
-    if back_masks and relay_p and len(boxes) and rng.random() < relay_p:
+    paper = None
+    if paper_p and rng.random() < paper_p:
+        if paper_faces and rng.random() < RENDERED_SHARE:
+            paper = rendered_close_up(paper_faces, size, rng)
+        else:
+            paper = paper_close_up(item, size, rng)
+    if paper is not None:
+        image, boxes, ignored = paper
+    elif back_masks and relay_p and len(boxes) and rng.random() < relay_p:
         relaid = relay_row(image, boxes, back_masks, rng)
         if relaid is not None:
             image, boxes, ignored = relaid
     elif back_masks and rng.random() < composite_p:
         image, boxes, ignored = composite_extras(image, boxes, back_masks, rng)
-    if len(item.ignore):
+    if len(item.ignore) and paper is None:
         ignored = np.concatenate([ignored.reshape(-1, 4), item.ignore]).astype(np.float32)
     # Quarter turns and flips: tiles appear in every orientation on a table.
     k = int(rng.integers(4))
@@ -375,7 +529,7 @@ def random_sample(
         image = np.ascontiguousarray(image[:, ::-1])
         boxes = boxes[:, [2, 1, 0, 3]] * np.array([-1, 1, -1, 1], np.float32) + np.array([width, 0, width, 0])
         ignored = ignored[:, [2, 1, 0, 3]] * np.array([-1, 1, -1, 1], np.float32) + np.array([width, 0, width, 0])
-    if stretch_p and rng.random() < stretch_p:
+    if stretch_p and paper is None and rng.random() < stretch_p:
         # A photo squeezed non-uniformly (dataset exports squeeze every photo to a square: a strip photo of one row
         # becomes tiles several times taller than wide); the area stays, one axis grows as the other shrinks.
         factor = math.sqrt(math.exp(rng.uniform(0.0, math.log(MAX_STRETCH))))
@@ -387,10 +541,14 @@ def random_sample(
         boxes, ignored = boxes * stretch, ignored * stretch
     closeup = rng.random() < CLOSEUP_PROBABILITY
     scale = rng.uniform(*CLOSEUP_SCALE_RANGE) if closeup else rng.uniform(*SCALE_RANGE)
+    if paper is not None:
+        scale = 1.0  # the sheet is laid out at the crop's scale
     h, w = image.shape[:2]
     # Crop in source pixels, then resize: cheaper than resizing the whole photo first.
     src = size / scale
-    if len(boxes) and rng.random() < 0.8:
+    if paper is not None:
+        cx, cy = w / 2, h / 2
+    elif len(boxes) and rng.random() < 0.8:
         # Centre the crop near a labelled tile so most crops teach something about tiles.
         b = boxes[rng.integers(len(boxes))]
         cx = (b[0] + b[2]) / 2 + rng.uniform(-0.4, 0.4) * src

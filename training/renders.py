@@ -28,13 +28,13 @@ BACK_COLOURS = [(60, 140, 40), (40, 90, 20), (170, 110, 30), (200, 160, 90), (40
 RENDER_VERSION = 3  # part of the cache key: bump when rendering changes
 
 
-def _ivory(rng: np.random.Generator) -> np.ndarray:
+def ivory_colour(rng: np.random.Generator) -> np.ndarray:
     base = np.array([225, 238, 242], float) + rng.normal(0, 8, 3)
     base[0] -= rng.uniform(0, 25)  # yellowish ivory has less blue
     return np.clip(base, 150, 255)
 
 
-def _rounded_mask(w: int, h: int, radius: int) -> np.ndarray:
+def rounded_mask(w: int, h: int, radius: int) -> np.ndarray:
     mask = np.zeros((h, w), np.uint8)
     r = max(1, min(radius, w // 2 - 1, h // 2 - 1))
     cv2.rectangle(mask, (r, 0), (w - 1 - r, h - 1), 255, -1)
@@ -44,7 +44,7 @@ def _rounded_mask(w: int, h: int, radius: int) -> np.ndarray:
     return mask
 
 
-def _face_on_body(face: Face | None, w: int, h: int, rng: np.random.Generator, colour: np.ndarray) -> np.ndarray:
+def face_on_body(face: Face | None, w: int, h: int, rng: np.random.Generator, colour: np.ndarray) -> np.ndarray:
     """The tile's front, (h, w, 3) float: body colour with a soft edge shading and the face pasted on."""
     body = np.empty((h, w, 3), np.float32)
     body[:] = colour
@@ -104,7 +104,7 @@ def _paste(canvas: np.ndarray, image: np.ndarray, mask: np.ndarray, x: int, y: i
     canvas[y0:y1, x0:x1] = canvas[y0:y1, x0:x1] * (1 - m) + image[y0 - y:y1 - y, x0 - x:x1 - x] * m
 
 
-def _tile_with_thickness(
+def tile_with_thickness(
     front: np.ndarray, rng: np.random.Generator, back_colour: np.ndarray, depth: tuple[int, int], side_colour=None
 ) -> tuple[np.ndarray, np.ndarray, tuple[int, int]]:
     """A tile image with its side showing (offset back layers), its mask and where the front starts in it."""
@@ -115,7 +115,7 @@ def _tile_with_thickness(
     mask = np.zeros((total_h, total_w), np.uint8)
     fx, fy = (abs(dx) if dx < 0 else 0), (abs(dy) if dy < 0 else 0)
     radius = int(0.1 * w)
-    body = _rounded_mask(w, h, radius)
+    body = rounded_mask(w, h, radius)
     steps = max(abs(dx), abs(dy))
     side = side_colour if side_colour is not None else back_colour
     for s in range(steps, 0, -1):
@@ -153,17 +153,17 @@ class Renderer:
             rim = np.minimum.reduce([xx, yy, w - 1 - xx, h - 1 - yy]) / (0.08 * min(w, h))
             return front * (0.8 + 0.2 * np.clip(rim, 0, 1))[..., None]
         if tile == "blank":
-            return _face_on_body(None, w, h, rng, ivory)
+            return face_on_body(None, w, h, rng, ivory)
         choices = self.faces.get(tile) or []
         face = choices[rng.integers(len(choices))] if choices else None
-        return _face_on_body(face, w, h, rng, ivory)
+        return face_on_body(face, w, h, rng, ivory)
 
     def render(self, label: str) -> np.ndarray:
         """One (120, 96, 3) uint8 patch of class `label` (a tile id, `back` or `none`)."""
         rng = self.rng
         w = int(rng.integers(66, 90))
         h = int(w / rng.uniform(0.68, 0.82))
-        ivory = _ivory(rng)
+        ivory = ivory_colour(rng)
         back_colour = np.array(BACK_COLOURS[rng.integers(len(BACK_COLOURS))], float) + rng.normal(0, 12, 3)
         canvas_w, canvas_h = w * 4, h * 3
         canvas = _background((canvas_h, canvas_w), rng, self.photos)
@@ -177,13 +177,13 @@ class Renderer:
             if rng.random() < 0.6:
                 other = rng.choice([*list(self.faces), BACK]) if self.faces else BACK
                 n_front = self._front(str(other), w, h, ivory, back_colour)
-                n_img, n_mask, (fx, fy) = _tile_with_thickness(n_front, rng, back_colour, depth)
+                n_img, n_mask, (fx, fy) = tile_with_thickness(n_front, rng, back_colour, depth)
                 _paste(canvas, n_img, n_mask, ox + side * (w + gap) - fx, oy - fy + int(rng.integers(-3, 4)))
         quad = np.array([[ox, oy], [ox + w, oy], [ox + w, oy + h], [ox, oy + h]], np.float32)
         if target is not None:
             side_colour = ivory * 0.8 if label == BACK else None
             front = self._front(target, w, h, ivory, back_colour)
-            t_img, t_mask, (fx, fy) = _tile_with_thickness(front, rng, back_colour, depth, side_colour)
+            t_img, t_mask, (fx, fy) = tile_with_thickness(front, rng, back_colour, depth, side_colour)
             _paste(canvas, t_img, t_mask, ox - fx, oy - fy)
         if label == NONE:
             quad = self._none_quad(quad, w, h, depth, gap, target)

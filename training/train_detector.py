@@ -14,6 +14,11 @@ sees the same batches. Progress goes to `<out>/train.log`; a checkpoint every `-
 `<out>/last.ckpt` (rerun the same command to resume). The development split (`fanscan.vision.splits`: whole photo
 sessions, shared with the classifier) is held out: it measures progress and chooses the decoding settings.
 `--smoke` trains a few steps on whatever split is given (tests/data) to check the machinery end to end.
+
+Fine-tuning for close-ups (issue 18): `--paper-p` makes that share of the samples a sheet with 1-4 tiles large in the
+frame (half cut from photos with published labels, half rendered from the classifier's face artwork:
+`detector_data.paper_close_up`, `rendered_close_up`); `--distil W` pulls the net, on the other samples, towards
+the `--init-from` net's centres and boxes, so that what it learns for the sheets costs little on table photos.
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "chinese-mahjong-v4" / "train"
 DEFAULT_ARTWORK = ROOT.parent / "shared" / "artwork" / "fluffystuff-cc0"
 DEFAULT_CACHE = ROOT / "work_data" / "detector_backs"
+DEFAULT_FACE_ARTWORK = ROOT.parent / "shared" / "artwork"
+FACE_CACHE = ROOT / "work_data" / "classifier" / "faces"  # shared with the classifier's training
 INPUT_SIZE = 384
 MEAN = (0.5, 0.5, 0.5)
 STD = (0.25, 0.25, 0.25)
@@ -63,6 +70,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="keep batch norms fixed (fine-tuning from ONNX weights, whose batch norms are folded)")
     p.add_argument("--relay-p", type=float, default=0.0,
                    help="share of samples whose tile row is laid out again with backs and a sideways tile")
+    p.add_argument("--paper-p", type=float, default=0.0,
+                   help="share of samples that are 1-4 tiles of a photo laid on a sheet, large in the frame "
+                        "(detector_data.paper_close_up)")
+    p.add_argument("--face-artwork", type=Path, default=DEFAULT_FACE_ARTWORK,
+                   help="tile face artwork for the rendered sheets of --paper-p (the classifier's, ../shared/artwork)")
+    p.add_argument("--distil", type=float, default=0.0,
+                   help="weight of a pull towards the --init-from net's heatmap on the ordinary samples (not the "
+                        "sheets), so that a fine-tune learns the new samples without moving on the old ones")
     p.add_argument("--rotate-p", type=float, default=0.5, help="share of samples turned by a small angle (<= 12 deg)")
     p.add_argument("--wide-rotate-p", type=float, default=0.0,
                    help="share of samples turned by any angle up to 45 degrees (a slanted row)")
@@ -111,19 +126,38 @@ def back_masks(artwork: Path, cache: Path, out: Path) -> list[np.ndarray]:
     return [dd.rounded_rect_mask()]
 
 
-def make_batch(images: list[dd.TrainImage], masks: list[np.ndarray], args: argparse.Namespace, step: int):
+def sheet_faces(args: argparse.Namespace, out: Path) -> list:
+    """The faces rendered tiles of the sheets wear (`dd.rendered_close_up`); none without --paper-p."""
+    if not args.paper_p or not args.face_artwork.is_dir():
+        return []
+    from fanscan.training.faces import build_faces
+
+    by_tile, _ = build_faces(args.face_artwork, FACE_CACHE)
+    faces = [face for tile in sorted(by_tile) for face in by_tile[tile]]
+    log(out, f"{len(faces)} faces for rendered sheets, from {args.face_artwork}")
+    return faces
+
+
+def make_batch(images: list[dd.TrainImage], masks: list[np.ndarray], args: argparse.Namespace, step: int,
+               faces: list | None = None):
     import torch
 
     rng = np.random.default_rng([args.seed, step])
-    fields: list[list[np.ndarray]] = [[] for _ in range(6)]
+    # Sheets are cut from photos with their published labels only (`dd.paper_close_up`).
+    cut_from = [i for i in images if not i.repaired and not len(i.ignore)] if args.paper_p else []
+    fields: list[list[np.ndarray]] = [[] for _ in range(7)]
     for _ in range(args.batch):
-        sample = dd.random_sample(images[int(rng.integers(len(images)))], args.size, rng, masks,
+        paper = bool(cut_from) and rng.random() < args.paper_p
+        pool = cut_from if paper else images
+        sample = dd.random_sample(pool[int(rng.integers(len(pool)))], args.size, rng, masks,
                                   relay_p=args.relay_p, rotate_p=args.rotate_p,
-                                  stretch_p=args.stretch_p, wide_rotate_p=args.wide_rotate_p)
+                                  stretch_p=args.stretch_p, wide_rotate_p=args.wide_rotate_p,
+                                  paper_p=1.0 if paper else 0.0, paper_faces=faces)
         rgb = sample.image[:, :, ::-1].astype(np.float32) / 255.0
         fields[0].append(((rgb - np.array(MEAN, np.float32)) / np.array(STD, np.float32)).transpose(2, 0, 1))
         for i, value in enumerate(dd.encode_targets(sample, args.size), start=1):
             fields[i].append(value)
+        fields[6].append(np.array([paper], np.float32))
     return [torch.from_numpy(np.ascontiguousarray(np.stack(f))) for f in fields]
 
 
@@ -164,6 +198,18 @@ def evaluate_torch(model, images: list[dd.TrainImage], threshold: float = 0.3) -
     return result
 
 
+TEACHER_CENTRE = 0.3  # the export's score threshold: cells the teacher would call a tile's centre
+
+
+def teacher_boxes(distances, stride: int):
+    """(N, 4, H, W) left/top/right/bottom distances -> the boxes (x0, y0, x1, y1) they give at each cell."""
+    import torch
+    from fanscan.training.detector_net import grid_centres
+
+    cy, cx = grid_centres(distances.shape[2], distances.shape[3], stride, distances.device)
+    return torch.stack([cx - distances[:, 0], cy - distances[:, 1], cx + distances[:, 2], cy + distances[:, 3]], 1)
+
+
 def train(args: argparse.Namespace) -> Path:
     import torch
     from fanscan.training.detector_net import DetectorNet, count_parameters, focal_loss, giou_loss
@@ -178,6 +224,7 @@ def train(args: argparse.Namespace) -> Path:
     val_images = [i for i in all_images if is_held_out(i, args.val_fraction)]
     val_groups = {session_of(i.name) for i in val_images}
     masks = back_masks(args.artwork, DEFAULT_CACHE, args.out)
+    faces = sheet_faces(args, args.out)
     model = DetectorNet()
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     checkpoint = args.out / "last.ckpt"
@@ -195,6 +242,13 @@ def train(args: argparse.Namespace) -> Path:
             log(args.out, f"weights from {args.init_from}")
         log(args.out, f"start: {len(images)} photos ({len(val_images)} held out), {count_parameters(model)} params, "
                       f"args {json.dumps({k: str(v) for k, v in vars(args).items()})}")
+    teacher = None
+    if args.distil:
+        if not args.init_from:
+            raise SystemExit("--distil needs --init-from (the net to stay close to)")
+        teacher = DetectorNet()
+        teacher.load_state_dict(torch.load(args.init_from, map_location="cpu", weights_only=False)["model"])
+        teacher.eval()
     t0 = time.time()
     for step in range(start, args.steps):
         lr = args.lr * 0.5 * (1 + math.cos(math.pi * step / args.steps))
@@ -205,11 +259,25 @@ def train(args: argparse.Namespace) -> Path:
             from fanscan.training.onnx_weights import freeze_batch_norms
 
             freeze_batch_norms(model)  # again each step: evaluation puts the model back in train mode
-        x, heat_t, weight, reg_box, reg_w, num_pos = make_batch(images, masks, args, step)
+        x, heat_t, weight, reg_box, reg_w, num_pos, paper = make_batch(images, masks, args, step, faces)
         heat, dist = model(x)
         loss_heat = focal_loss(heat, heat_t, weight, num_pos)
         loss_box = giou_loss(dist, reg_box, reg_w, dd.STRIDE)
         loss = loss_heat + 5.0 * loss_box
+        if teacher is not None:
+            with torch.no_grad():
+                taught_logits, taught_dist = teacher(x)
+                taught = torch.sigmoid(taught_logits)
+            ordinary = (1.0 - paper).view(-1, 1, 1, 1)
+            # Squared difference of the centre probabilities, per tile centre of the ordinary samples (the focal
+            # loss's own normalisation, so the weight reads on its scale) ...
+            pull = ((torch.sigmoid(heat) - taught) ** 2 * ordinary).sum()
+            pull = pull / (num_pos.view(-1) * ordinary.view(-1)).sum().clamp(min=1.0)
+            # ... and the teacher's boxes where it sees a tile's centre: the crops the classifier reads stay cut
+            # where they were.
+            pull = pull + giou_loss(dist, teacher_boxes(taught_dist, dd.STRIDE),
+                                    taught * (taught > TEACHER_CENTRE) * ordinary, dd.STRIDE)
+            loss = loss + args.distil * pull
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
@@ -217,8 +285,9 @@ def train(args: argparse.Namespace) -> Path:
         done = step + 1
         elapsed = elapsed_before + time.time() - t0
         if done % 10 == 0 or done == args.steps:
+            pulled = f"pull {pull.item():.4f} " if teacher is not None else ""
             log(args.out, f"step {done}/{args.steps} loss {loss.item():.4f} heat {loss_heat.item():.4f} "
-                          f"box {loss_box.item():.4f} lr {lr * warm:.2e} elapsed {elapsed / 60:.1f} min")
+                          f"box {loss_box.item():.4f} {pulled}lr {lr * warm:.2e} elapsed {elapsed / 60:.1f} min")
         if done % args.checkpoint_every == 0 or done == args.steps:
             state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": done,
                      "elapsed": elapsed}
