@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 from fanscan.training.faces import Face
 from fanscan.training.label_repair import fill_colour, repair
-from fanscan.training.renders import face_on_body, ivory_colour, tile_with_thickness
+from fanscan.training.renders import face_on_body, ivory_colour, paste_masked, tile_with_thickness
 from fanscan.vision.photometric import jpeg_roundtrip
 from fanscan.vision.splits import source_of
 from fanscan.vision.yolo_data import iter_split
@@ -81,14 +81,13 @@ def load_split(split_dir: Path, exclude_groups: set[str] | None = None, repair_l
         h, w = image.shape[:2]
         boxes = np.array([b.to_pixels(w, h) for b in item.boxes], np.float32).reshape(-1, 4)
         ignore = np.zeros((0, 4), np.float32)
-        if repair_labels and not any(b.from_polygon for b in item.boxes) and fill_colour(image) is not None:
+        turned_back = repair_labels and not any(b.from_polygon for b in item.boxes) and fill_colour(image) is not None
+        if turned_back:
             repaired = repair(image, boxes)
             if repaired is None:
                 continue
             image, boxes, ignore = repaired.image, repaired.boxes[repaired.good], repaired.boxes[~repaired.good]
-            images.append(TrainImage(item.image_path.name, image, boxes, ignore, repaired=True))
-            continue
-        images.append(TrainImage(item.image_path.name, image, boxes, ignore))
+        images.append(TrainImage(item.image_path.name, image, boxes, ignore, repaired=turned_back))
     return images
 
 
@@ -342,18 +341,24 @@ def paper_sheet(side: int, rng: np.random.Generator) -> np.ndarray:
     return np.clip(sheet, 0, 255).astype(np.uint8)
 
 
+def cuttable(item: TrainImage) -> bool:
+    """Whether `paper_close_up` may cut tiles out of `item`: a photo with its published labels, all trusted (a
+    repaired photo's boxes are estimates and its corners show the fill)."""
+    return len(item.boxes) > 0 and not item.repaired and not len(item.ignore)
+
+
 def paper_close_up(item: TrainImage, size: int, rng: np.random.Generator
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """A run of 1-4 neighbouring tiles of `item` cut out and laid on a sheet (`paper_sheet`), the run's long side
     `PAPER_RUN_SHARE` of `size`, somewhere in the sheet's central `size` x `size`; a faint shadow under it.
 
     Returns (sheet image of side `PAPER_SHEET` x `size`, the run's boxes, ignored boxes: other tiles the cut shows
-    a part of), or None when the photo has no tile to cut cleanly. Only photos with their published labels are cut
-    (a repaired photo's boxes are estimates and its corners show the fill), and a cut another tile reaches into by
-    more than `PAPER_NEIGHBOUR` of that tile's area is not used: the sheet is to show whole tiles."""
-    boxes = item.boxes
-    if len(boxes) == 0 or item.repaired or len(item.ignore):
+    a part of), or None when the photo has no tile to cut cleanly. Only `cuttable` photos are cut, and a cut another
+    tile reaches into by more than `PAPER_NEIGHBOUR` of that tile's area is not used: the sheet is to show whole
+    tiles."""
+    if not cuttable(item):
         return None
+    boxes = item.boxes
     index = int(rng.integers(len(boxes)))
     w, h = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
     if min(w[index], h[index]) < 8:
@@ -400,11 +405,11 @@ def paper_close_up(item: TrainImage, size: int, rng: np.random.Generator
     shadow = cv2.GaussianBlur(shadow, (0, 0), max(1.0, out_h / 25))
     sheet = (sheet.astype(np.float32) * (1 - shadow[:, :, None])).astype(np.uint8)
     sheet[py:py + out_h, px:px + out_w] = cut
-    to_sheet = np.array([scale, scale, scale, scale], np.float32)
     shift = np.array([px - cx0 * scale, py - cy0 * scale] * 2, np.float32)
     inside = box_overlap_fraction(boxes, (cx0, cy0, cx1, cy1)) > 0
     parts = np.clip(boxes[others & inside], [cx0, cy0, cx0, cy0], [cx1, cy1, cx1, cy1])
-    return sheet, boxes[run] * to_sheet + shift, (parts * to_sheet + shift).astype(np.float32).reshape(-1, 4)
+    return (sheet, (boxes[run] * np.float32(scale) + shift).astype(np.float32),
+            (parts * np.float32(scale) + shift).astype(np.float32).reshape(-1, 4))
 
 
 def rendered_close_up(faces: list[Face], size: int, rng: np.random.Generator
@@ -449,9 +454,7 @@ def rendered_close_up(faces: list[Face], size: int, rng: np.random.Generator
     shadow = cv2.GaussianBlur(shadow, (0, 0), max(1.0, height / 25))
     sheet *= 1 - shadow[:, :, None]
     for (image, mask), (x0, y0, _, _) in zip(tiles, boxes, strict=True):
-        alpha = mask[:, :, None].astype(np.float32) / 255.0
-        h, w = mask.shape
-        sheet[y0:y0 + h, x0:x0 + w] = sheet[y0:y0 + h, x0:x0 + w] * (1 - alpha) + image * alpha
+        paste_masked(sheet, image, mask, x0, y0)
     return (np.clip(sheet, 0, 255).astype(np.uint8), np.array(boxes, np.float32).reshape(-1, 4),
             np.zeros((0, 4), np.float32))
 

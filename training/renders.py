@@ -93,7 +93,7 @@ def _background(shape: tuple[int, int], rng: np.random.Generator, photos: list[n
     return bg
 
 
-def _paste(canvas: np.ndarray, image: np.ndarray, mask: np.ndarray, x: int, y: int) -> None:
+def paste_masked(canvas: np.ndarray, image: np.ndarray, mask: np.ndarray, x: int, y: int) -> None:
     """Alpha-paste `image` with 0..255 `mask` at (x, y), clipped to the canvas."""
     h, w = image.shape[:2]
     ch, cw = canvas.shape[:2]
@@ -123,9 +123,9 @@ def tile_with_thickness(
         layer = np.empty((h, w, 3), np.float32)
         # The back part of the thickness shows the back colour, the front part the ivory body.
         layer[:] = side if s > steps * 0.45 else front[h // 2, w // 2] * 0.85
-        _paste(image, layer * rng.uniform(0.75, 0.9), body, ox, oy)
+        paste_masked(image, layer * rng.uniform(0.75, 0.9), body, ox, oy)
         mask[oy:oy + h, ox:ox + w] = np.maximum(mask[oy:oy + h, ox:ox + w], body)
-    _paste(image, front, body, fx, fy)
+    paste_masked(image, front, body, fx, fy)
     mask[fy:fy + h, fx:fx + w] = np.maximum(mask[fy:fy + h, fx:fx + w], body)
     return image, mask, (fx, fy)
 
@@ -178,13 +178,13 @@ class Renderer:
                 other = rng.choice([*list(self.faces), BACK]) if self.faces else BACK
                 n_front = self._front(str(other), w, h, ivory, back_colour)
                 n_img, n_mask, (fx, fy) = tile_with_thickness(n_front, rng, back_colour, depth)
-                _paste(canvas, n_img, n_mask, ox + side * (w + gap) - fx, oy - fy + int(rng.integers(-3, 4)))
+                paste_masked(canvas, n_img, n_mask, ox + side * (w + gap) - fx, oy - fy + int(rng.integers(-3, 4)))
         quad = np.array([[ox, oy], [ox + w, oy], [ox + w, oy + h], [ox, oy + h]], np.float32)
         if target is not None:
             side_colour = ivory * 0.8 if label == BACK else None
             front = self._front(target, w, h, ivory, back_colour)
             t_img, t_mask, (fx, fy) = tile_with_thickness(front, rng, back_colour, depth, side_colour)
-            _paste(canvas, t_img, t_mask, ox - fx, oy - fy)
+            paste_masked(canvas, t_img, t_mask, ox - fx, oy - fy)
         if label == NONE:
             quad = self._none_quad(quad, w, h, depth, gap, target)
         # Perspective: move the corners, keep the tile roughly where it was.

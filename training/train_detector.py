@@ -35,6 +35,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from fanscan.training import detector_data as dd
+from fanscan.training.faces import Face
 from fanscan.vision.splits import DEV, DEV_FRACTION, session_of, split_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,7 +127,7 @@ def back_masks(artwork: Path, cache: Path, out: Path) -> list[np.ndarray]:
     return [dd.rounded_rect_mask()]
 
 
-def sheet_faces(args: argparse.Namespace, out: Path) -> list:
+def sheet_faces(args: argparse.Namespace, out: Path) -> list[Face]:
     """The faces rendered tiles of the sheets wear (`dd.rendered_close_up`); none without --paper-p."""
     if not args.paper_p or not args.face_artwork.is_dir():
         return []
@@ -139,12 +140,13 @@ def sheet_faces(args: argparse.Namespace, out: Path) -> list:
 
 
 def make_batch(images: list[dd.TrainImage], masks: list[np.ndarray], args: argparse.Namespace, step: int,
-               faces: list | None = None):
+               faces: list[Face] | None = None, cut_from: list[dd.TrainImage] | None = None):
+    """One batch: inputs, the five targets of `dd.encode_targets`, and which samples are sheets (`--paper-p`, drawn
+    from `cut_from`, the `dd.cuttable` photos: none, no sheets)."""
     import torch
 
     rng = np.random.default_rng([args.seed, step])
-    # Sheets are cut from photos with their published labels only (`dd.paper_close_up`).
-    cut_from = [i for i in images if not i.repaired and not len(i.ignore)] if args.paper_p else []
+    cut_from = cut_from or []
     fields: list[list[np.ndarray]] = [[] for _ in range(7)]
     for _ in range(args.batch):
         paper = bool(cut_from) and rng.random() < args.paper_p
@@ -225,6 +227,7 @@ def train(args: argparse.Namespace) -> Path:
     val_groups = {session_of(i.name) for i in val_images}
     masks = back_masks(args.artwork, DEFAULT_CACHE, args.out)
     faces = sheet_faces(args, args.out)
+    cut_from = [i for i in images if dd.cuttable(i)] if args.paper_p else []
     model = DetectorNet()
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     checkpoint = args.out / "last.ckpt"
@@ -259,7 +262,7 @@ def train(args: argparse.Namespace) -> Path:
             from fanscan.training.onnx_weights import freeze_batch_norms
 
             freeze_batch_norms(model)  # again each step: evaluation puts the model back in train mode
-        x, heat_t, weight, reg_box, reg_w, num_pos, paper = make_batch(images, masks, args, step, faces)
+        x, heat_t, weight, reg_box, reg_w, num_pos, paper = make_batch(images, masks, args, step, faces, cut_from)
         heat, dist = model(x)
         loss_heat = focal_loss(heat, heat_t, weight, num_pos)
         loss_box = giou_loss(dist, reg_box, reg_w, dd.STRIDE)
