@@ -20,7 +20,10 @@ over all photos:
 - `classifier_top1_labelled`: the classifier's top-1 on crops of the labelled boxes (cut as detections are cut);
 - whole hand, on the photos of one hand's worth of tiles (group `hand rows`): `whole_hand_exact` = the proposal's
   tiles (faces and flowers) equal the labelled ones as a multiset; `whole_hand_exact_classifier` = the same for the
-  classifier's own best reading of every tile, no rule override; `hands_with_override` = proposals in which the
+  classifier's own best reading of every tile, no rule override; `whole_hand_as_scored` = the same for the tiles the
+  proposal puts in the hand, those it sets aside as lying on the table (`vision.hand_apart`: shown apart, scored in no
+  hand) left out: the labels box the hand only, so a discard found and set aside costs `whole_hand_exact` but not
+  what the player is scored; `hands_with_override` = proposals in which the
   rules overruled the classifier on some tile (`needs_review`), of them `overrides_made_exact` and
   `overrides_made_wrong` (exact as proposed but not by the classifier's reading, and the reverse).
 
@@ -56,6 +59,7 @@ from fanscan.vision.dataset_classes import guess_table
 from fanscan.vision.detection_metrics import match
 from fanscan.vision.group import NONE
 from fanscan.vision.load import LoadedImage, load_image
+from fanscan.vision.proposal import TABLE as ON_THE_TABLE
 from fanscan.vision.proposal import HandProposal
 from fanscan.vision.yolo_data import LabelledImage, find_data_yaml, iter_split, read_class_names
 from results_file import ROOT, shown_path, write_json
@@ -114,6 +118,11 @@ def face_multiset(readings: Sequence[str]) -> Counter:
     return Counter(r for r in readings if r in INDEX)
 
 
+def scored_readings(proposal: HandProposal) -> list[str]:
+    """The readings of the tiles the proposal puts in the hand: those set aside on the table are in no hand."""
+    return [t.tile for t in proposal.tiles if t.role != ON_THE_TABLE]
+
+
 @dataclass
 class PhotoResult:
     image: str
@@ -130,6 +139,7 @@ class PhotoResult:
     hand: bool = False
     exact: bool = False
     exact_classifier: bool = False
+    exact_as_scored: bool = False  # the hand's tiles, those set aside on the table left out
     overrides: list[int] = field(default_factory=list)
     status: str = ""
     labels: str = "as labelled"  # or "repaired" (turned back from an export's rotation), "unrepairable"
@@ -198,6 +208,7 @@ def evaluate_photo(pipeline, item: LabelledImage, names: list[str], table: dict[
         expected = face_multiset(truth_ids)
         result.exact = face_multiset([t.tile for t in proposal.tiles]) == expected
         result.exact_classifier = face_multiset([top_reading(t)[0] for t in proposal.tiles]) == expected
+        result.exact_as_scored = face_multiset(scored_readings(proposal)) == expected
 
     image, scale = (source, 1.0) if squeeze else (loaded.image, loaded.scale)
     repaired = export_repair(image, item, truth * scale) if turned_copies and scale == 1.0 and not squeeze else None
@@ -268,6 +279,8 @@ def summarise(results: Sequence[PhotoResult]) -> dict:
         "whole_hand_exact": ratio(sum(r.exact for r in hands), len(hands)),
         "hands_exact_classifier": sum(r.exact_classifier for r in hands),
         "whole_hand_exact_classifier": ratio(sum(r.exact_classifier for r in hands), len(hands)),
+        "hands_as_scored": sum(r.exact_as_scored for r in hands),
+        "whole_hand_as_scored": ratio(sum(r.exact_as_scored for r in hands), len(hands)),
         "hands_with_override": len(overridden),
         "overrides_made_exact": sum(r.exact and not r.exact_classifier for r in overridden),
         "overrides_made_wrong": sum(r.exact_classifier and not r.exact for r in overridden),
@@ -351,7 +364,7 @@ DEVELOPMENT_SETS = (
 )
 SHARED_DATA = ROOT.parent / "shared" / "data"
 TABLE_MEASURES = ("recall", "precision", "end_to_end_accuracy", "end_to_end_as_proposed", "classifier_top1_labelled",
-                  "whole_hand_exact")
+                  "whole_hand_exact", "whole_hand_as_scored")
 
 
 def evaluate_all(pipeline, data_root: Path = SHARED_DATA, limit: int | None = None,
@@ -390,9 +403,11 @@ def evaluate_all(pipeline, data_root: Path = SHARED_DATA, limit: int | None = No
 
 
 def _brief(photo: dict) -> dict:
-    """What `--all` keeps of a photo's result: enough to compare two runs photo by photo."""
-    return {key: photo[key] for key in ("image", "labelled", "detections", "kept", "matched_raw", "matched",
-                                        "read_right_top1", "status", "scale_pass")}
+    """What `--all` keeps of a photo's result: enough to compare two runs photo by photo (whole hands on a hand's
+    photos only)."""
+    kept = ("image", "labelled", "detections", "kept", "matched_raw", "matched", "read_right_top1", "status",
+            "scale_pass", *(("exact", "exact_as_scored") if photo["hand"] else ()))
+    return {key: photo[key] for key in kept}
 
 
 def markdown_table(result: dict) -> str:
@@ -405,7 +420,7 @@ def markdown_table(result: dict) -> str:
             continue
         measures = row["all"]
         cells = [name, str(measures["photos"]), str(measures["labelled_tiles"]),
-                 *("—" if measures[m] is None else f"{measures[m]:.3f}" for m in TABLE_MEASURES)]
+                 *("—" if measures.get(m) is None else f"{measures[m]:.3f}" for m in TABLE_MEASURES)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -458,7 +473,7 @@ def print_summary(result: dict) -> None:
     print(f"{result['data']} ({result['split']}): {result['all']['photos']} photos in {result['seconds']} s")
     keys = ("photos", "labelled_tiles", "recall", "precision", "end_to_end_accuracy", "end_to_end_as_proposed",
             "classifier_top1_labelled", "hand_photos", "whole_hand_exact", "whole_hand_exact_classifier",
-            "hands_with_override")
+            "whole_hand_as_scored", "hands_with_override")
     print("group".ljust(24) + "".join(k[:12].rjust(13) for k in keys))
     for name, measures in rows:
         print(name.ljust(24) + "".join(str(measures[k]).rjust(13) for k in keys))

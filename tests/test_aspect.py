@@ -3,10 +3,13 @@ under which the detector finds tile-shaped boxes, and maps the boxes back to the
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import numpy as np
 import pytest
 from fanscan.vision import aspect
-from fanscan.vision.detect import make_tile
+from fanscan.vision.detect import DEFAULT_WEAK_EVIDENCE, make_tile
 
 
 def row_of_tiles(count: int, width: float, height: float, score: float) -> list:
@@ -47,6 +50,19 @@ def test_a_confident_first_pass_costs_no_second_look():
     assert detect.calls == 0 and shrunk is image and not fix.changed and found == first
 
 
+def test_the_evidence_bar_is_the_detectors():
+    # 6 tiles at 0.9 sum to 5.4: over the default bar (no search), under a detector's bar of 6 (the search runs, and
+    # the shrink that finds all 14 wins).
+    image = np.zeros((640, 640, 3), np.uint8)
+    first = row_of_tiles(6, 30, 40, 0.9)
+    assert DEFAULT_WEAK_EVIDENCE < 5.4 < 6.0
+    default, raised = FakeDetector(640), FakeDetector(640)
+    aspect.unsqueeze(image, default, first)
+    _, fix, found = aspect.unsqueeze(image, raised, first, weak_evidence=6.0)
+    assert default.calls == 0 and raised.calls > 0
+    assert fix == aspect.AspectFix(1.0, 4.0) and len(found) == 14
+
+
 def test_boxes_long_the_same_way_show_the_squeezed_axis():
     assert aspect.squeezed_axis(row_of_tiles(5, 10, 80, 0.9)) == "y"
     assert aspect.squeezed_axis(row_of_tiles(5, 80, 10, 0.9)) == "x"
@@ -79,7 +95,7 @@ def test_a_shrink_that_finds_more_but_weaker_boxes_does_not_replace_the_first_lo
     image = np.zeros((640, 640, 3), np.uint8)
     detect = SquashingDetector(640)
     first = detect(image)
-    assert sum(d.score for d in first) < aspect.WEAK_EVIDENCE  # the search does run
+    assert sum(d.score for d in first) < DEFAULT_WEAK_EVIDENCE  # the search does run
     shrunk, fix, found = aspect.unsqueeze(image, detect, first)
     assert not fix.changed and shrunk is image and found == first
 
@@ -88,3 +104,27 @@ def test_a_camera_frame_has_a_natural_aspect_and_a_squeezed_strip_does_not():
     assert aspect.natural_aspect((480, 640, 3)) and aspect.natural_aspect((4032, 3024, 3))
     assert aspect.natural_aspect((1080, 2520, 3))  # 21:9
     assert not aspect.natural_aspect((107, 640, 3))  # a square photo squeezed 6x across
+
+
+SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "samples" / "images" / "hand_001.jpg"
+MODELS = [Path(__file__).resolve().parents[1] / "models" / name for name in ("tile_detector.onnx",
+                                                                               "tile_classifier.onnx")]
+
+
+@pytest.mark.skipif(not all(m.exists() for m in [SAMPLE, *MODELS]), reason="needs the shipped models and samples")
+def test_the_pipeline_searches_by_its_detectors_bar():
+    from fanscan.vision.classify import TileClassifier
+    from fanscan.vision.detect import TileDetector
+    from fanscan.vision.pipeline import Pipeline
+
+    detector = TileDetector(threads=1)
+    looks = []
+    plain_detect = detector.detect
+    detector.detect = lambda image, **options: looks.append(image.shape) or plain_detect(image, **options)
+    pipeline = Pipeline(detector, TileClassifier(threads=1), scale_pass=False)
+    confident = pipeline.propose(SAMPLE)
+    assert len(looks) == 1 and sum(t.detection_score for t in confident.tiles) > DEFAULT_WEAK_EVIDENCE
+    looks.clear()
+    detector.info = replace(detector.info, weak_evidence=1000.0)  # every first look is "little evidence" now
+    pipeline.propose(SAMPLE)
+    assert len(looks) > 1  # the squeezed-photo search tried its shrinks

@@ -255,6 +255,18 @@ def test_centre_suppression_comes_from_the_model_metadata(tmp_path: Path) -> Non
         TileDetector(tiny_detector_model(tmp_path / "bad.onnx", {"centre_suppression": "lots"}))
 
 
+def test_the_evidence_bar_comes_from_the_model_metadata(tmp_path: Path) -> None:
+    from fanscan.vision.detect import DEFAULT_WEAK_EVIDENCE
+
+    assert TileDetector(tiny_detector_model(tmp_path / "plain.onnx", {}), threads=1).info.weak_evidence \
+        == DEFAULT_WEAK_EVIDENCE
+    raised = TileDetector(tiny_detector_model(tmp_path / "six.onnx", {"weak_evidence": "6"}), threads=1)
+    assert raised.info.weak_evidence == 6.0
+    for bad in ("lots", "-1", "nan"):
+        with pytest.raises(FanscanError, match="weak_evidence"):
+            TileDetector(tiny_detector_model(tmp_path / "bad.onnx", {"weak_evidence": bad}))
+
+
 @needs_model
 def test_bad_input_is_refused() -> None:
     with pytest.raises(FanscanError, match="BGR"):

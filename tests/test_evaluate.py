@@ -43,21 +43,42 @@ def test_measures_from_counts(evaluate):
         # 14 labelled, 16 detections: 1 read `none`, 15 kept of which 13 match (2 unmatched: a back and a stray).
         result("a.jpg", "hand rows", 14, detections=16, kept=15, matched_raw=13, matched=13, read_right_top1=12,
                read_right_proposed=13, crops=14, crops_right=14, hand=True, exact=True, exact_classifier=False,
-               overrides=[5]),
+               exact_as_scored=True, overrides=[5]),
         result("b.jpg", "table photos", 30, detections=30, kept=30, matched_raw=29, matched=29, read_right_top1=29,
                read_right_proposed=29, crops=30, crops_right=29),
         result("c.jpg", "hand rows", 14, hand=True, labels="unrepairable"),  # whole hand only
+        # A discard found beside the hand and set aside: not exact as tiles, exact as the hand scored.
+        result("d.jpg", "hand rows", 14, hand=True, labels="unrepairable", exact_as_scored=True),
     ]
     measures = evaluate.summarise(photos)
-    assert measures["labelled_tiles"] == 44 and measures["photos_without_box_measures"] == 1
+    assert measures["labelled_tiles"] == 44 and measures["photos_without_box_measures"] == 2
     assert measures["recall"] == round(42 / 44, 4)
     assert measures["precision"] == round(42 / 45, 4)
     assert measures["precision_raw"] == round(42 / 46, 4)
     assert measures["end_to_end_accuracy"] == round(41 / 44, 4)
     assert measures["classifier_top1_labelled"] == round(43 / 44, 4)
-    assert (measures["hand_photos"], measures["hands_exact"], measures["hands_exact_classifier"]) == (2, 1, 0)
+    assert (measures["hand_photos"], measures["hands_exact"], measures["hands_exact_classifier"]) == (3, 1, 0)
+    assert (measures["hands_as_scored"], measures["whole_hand_as_scored"]) == (2, round(2 / 3, 4))
     assert (measures["hands_with_override"], measures["overrides_made_exact"], measures["overrides_made_wrong"]) \
         == (1, 1, 0)
+
+
+def test_tiles_set_aside_on_the_table_are_in_no_scored_hand(evaluate):
+    from fanscan.vision.proposal import TABLE, HandProposal, ProposedTile
+
+    def tile(number: int, reading: str, role: str = "standing") -> ProposedTile:
+        box = [number * 30.0, 0.0, number * 30.0 + 28, 40.0]
+        quad = [[box[0], 0.0], [box[2], 0.0], [box[2], 40.0], [box[0], 40.0]]
+        return ProposedTile(number, quad, box, "up", 0.9, reading, 0.9, role=role)
+
+    hand = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "E", "E", "E", "C", "C"]
+    tiles = [tile(n, r) for n, r in enumerate(hand, start=1)] + [tile(15, "9m", TABLE)]
+    proposal = HandProposal(image=None, image_size=(640, 480), tiles=tiles, melds=[], hand="", flowers=[],
+                            status="complete")
+    assert evaluate.scored_readings(proposal) == hand
+    expected = evaluate.face_multiset(hand)
+    assert evaluate.face_multiset([t.tile for t in tiles]) != expected  # as whole_hand_exact counts it
+    assert evaluate.face_multiset(evaluate.scored_readings(proposal)) == expected
 
 
 def test_squeeze_factors_are_fixed_and_in_range(evaluate):
@@ -92,7 +113,7 @@ def test_all_sets_side_by_side_in_one_markdown_table(evaluate):
     }}
     lines = evaluate.markdown_table(result).splitlines()
     assert len(lines) == 4 and lines[0].startswith("| set | photos | labelled tiles | recall | precision")
-    assert lines[2] == "| dev | 2 | 28 | 0.500 | 1.000 | 0.250 | 0.250 | 0.750 | — |"
+    assert lines[2] == "| dev | 2 | 28 | 0.500 | 1.000 | 0.250 | 0.250 | 0.750 | — | — |"
     assert lines[3].startswith("| riichi-table-leomiura | — |")
 
 

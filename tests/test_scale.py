@@ -56,6 +56,16 @@ def test_close_ups_fire_and_a_few_small_confident_tiles_do_not():
     assert not scale.needs_zoom_out([*row_of_small_tiles(10), tile(100, 50, 300, 330)], shape)  # 11 boxes
 
 
+def test_the_evidence_bar_that_fires_the_pass_is_the_detectors():
+    shape = (480, 640, 3)
+    seven = [tile(60 * i, 50, 60 * i + 90, 170, 0.6) for i in range(7)]  # 4.2: over the default bar of 4
+    assert not scale.needs_zoom_out(seven, shape)
+    assert scale.needs_zoom_out(seven, shape, weak_evidence=5.0)
+    detect = RecordingDetector([])
+    assert scale.zoom_out(np.zeros(shape, np.uint8), detect, seven, weak_evidence=5.0).fired
+    assert len(detect.images) == 1
+
+
 def test_the_shrunk_view_is_centred_on_the_border_colour_and_its_boxes_come_back():
     image = np.full((300, 400, 3), 240, np.uint8)
     image[100:200, 150:250] = (10, 20, 30)

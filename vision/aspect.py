@@ -2,7 +2,8 @@
 screenshot into a square, so its tiles come out 3-8 times longer than wide and the detector, which learnt tile-shaped
 boxes, finds few of them.
 
-The search runs when the first pass finds little (its detection scores sum to less than `WEAK_EVIDENCE`), or when
+The search runs when the first pass finds little (its detection scores sum to less than the detector's evidence bar,
+`DetectorInfo.weak_evidence`), or when
 its boxes are mostly long and thin the same way (median long/short side over `SQUEEZED_ASPECT`, where a real tile is
 1.2-1.5 even at a slant). The photo is then shrunk along one axis (the boxes' long axis when they show one, else
 both in turn) by each factor of `FACTORS` and detected again; the try with the most tile-shaped evidence (the sum of
@@ -19,7 +20,7 @@ pixels.
 Chosen on the development split (`python benchmarks/evaluate.py --data ../shared/data/chinese-mahjong-v4/train
 --split dev [--squeeze]`, the shipped models): on its 40 photos with published tight labels, each squeezed 3-8x along
 one axis, recall 0.089 -> 0.749 and end-to-end 0.035 -> 0.411; on the 234 dev photos as they are, recall
-0.856 -> 0.854, precision 0.855 -> 0.850, whole hands unchanged (49 of 141). `WEAK_EVIDENCE` 6 reached 0.806 on the
+0.856 -> 0.854, precision 0.855 -> 0.850, whole hands unchanged (49 of 141). An evidence bar of 6 reached 0.806 on the
 squeezed photos but started the search on 16 % of the ordinary ones (precision 0.844); 4 starts it on 3 %.
 """
 
@@ -30,14 +31,13 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from fanscan.vision.detect import DetectedTile, scaled_tiles
+from fanscan.vision.detect import DEFAULT_WEAK_EVIDENCE, DetectedTile, scaled_tiles
 from fanscan.vision.second_look import better_look
 
 SQUEEZED_ASPECT = 3.0  # median long/short side of the first pass's boxes above which the photo looks squeezed
 FACTORS = (2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0)  # shrink factors tried along the boxes' long axis
 TILE_SHAPED = (1.0, 3.0)  # long/short side of a box that may be a tile (upright, sideways, slanted, a little squeezed)
 MIN_BOXES = 3  # fewer boxes than this say nothing about the photo's shape
-WEAK_EVIDENCE = 4.0  # detection scores summing to less than this start the search (dev: 3 % of photos, 85 % squeezed)
 MIN_GAIN = 1.5  # a shrunk photo must show this many times the evidence of the first pass to replace it
 SEARCH_SIDE = 640  # the factors are tried on a copy this long at most
 MIN_SIDE = 32  # no shrinking below this many pixels
@@ -110,16 +110,17 @@ def _shrink(image: np.ndarray, fix: AspectFix, scale: float = 1.0) -> np.ndarray
 
 def unsqueeze(
     image: np.ndarray, detect: Callable[[np.ndarray], list[DetectedTile]], first: list[DetectedTile],
-    search_when_weak: bool = True,
+    search_when_weak: bool = True, weak_evidence: float = DEFAULT_WEAK_EVIDENCE,
 ) -> tuple[np.ndarray, AspectFix, list[DetectedTile]]:
     """The photo as best shrunk (itself when no shrinking helps), how it was shrunk, and its detections in it.
 
     `search_when_weak` False: only boxes that look squeezed start the search, not little evidence (a close-up of a
-    few large tiles, `vision.scale`, has little evidence and is not squeezed: shrinking it splits its tiles).
+    few large tiles, `vision.scale`, has little evidence and is not squeezed: shrinking it splits its tiles);
+    `weak_evidence`: the detector's bar (scores summing under it are little evidence: `DetectorInfo.weak_evidence`).
     The factors are tried on a copy at most SEARCH_SIDE pixels long (the net looks at 384 px anyway), and only the
     winner is detected again at full size, so that a large photo costs little more than a small one."""
     axis = squeezed_axis(first)
-    if axis is None and (not search_when_weak or sum(d.score for d in first) >= WEAK_EVIDENCE):
+    if axis is None and (not search_when_weak or sum(d.score for d in first) >= weak_evidence):
         return image, AspectFix(), first
     scale = min(1.0, SEARCH_SIDE / max(image.shape[:2]))
     small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)

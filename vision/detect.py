@@ -101,6 +101,11 @@ def scaled_tiles(tiles: Sequence[DetectedTile], fx: float, fy: float | None = No
                          tile.score, tile.orientation) for tile in tiles]
 
 
+# The evidence bar of a detector whose metadata names none (the detector of 2026-11-29, for which it was chosen:
+# `vision.aspect`). On an ordinary photo of a hand its scores sum to about 6; under 4 on 3 % of the dev photos.
+DEFAULT_WEAK_EVIDENCE = 4.0
+
+
 @dataclass(frozen=True)
 class DetectorInfo:
     """What the detector's ONNX metadata says about its input and outputs."""
@@ -123,6 +128,10 @@ class DetectorInfo:
     # in the central `centre_suppression` part of a better-scoring box is dropped (`suppress_inner`); 0 = off.
     # Touching neighbours are a whole tile apart, outside that part. Metadata `centre_suppression`.
     centre_suppression: float = 0.0
+    # The first look's scores summing under this say it found little: the scale pass and the squeezed-photo search
+    # may start (`vision.scale`, `vision.aspect`). A sum of scores is in the net's own score scale, so the bar comes
+    # with the net (metadata `weak_evidence`; DEFAULT_WEAK_EVIDENCE when absent).
+    weak_evidence: float = DEFAULT_WEAK_EVIDENCE
 
 
 class TileDetector:
@@ -270,7 +279,19 @@ def _parse_info(meta: dict[str, str]) -> DetectorInfo:
         box_scale_y=_check_box_scale(f"metadata {BOX_SCALE_KEYS[1]}", meta.get(BOX_SCALE_KEYS[1], 1.0)),
         partition=_check_flag("metadata partition_overlaps", meta.get("partition_overlaps", "true")),
         centre_suppression=_check_fraction("metadata centre_suppression", meta.get("centre_suppression", "0")),
+        weak_evidence=_check_evidence_bar("metadata weak_evidence",
+                                          meta.get("weak_evidence", str(DEFAULT_WEAK_EVIDENCE))),
     )
+
+
+def _check_evidence_bar(where: str, value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = float("nan")
+    if not 0.0 <= number <= 100.0:
+        raise FanscanError(f"{where} is {value!r}, not a sum of scores in 0..100")
+    return number
 
 
 def _check_fraction(where: str, value: str) -> float:

@@ -112,11 +112,12 @@ class Pipeline:
         if finer is not None and too_coarse(detections, spec):
             return self._read_finer(finer, started)
         scaled = ScalePass(detections)
+        weak_evidence = self.detector.info.weak_evidence
         if self.scale_pass:
             # A close-up (few large or nested boxes) is looked at again shrunk (vision.scale); timed apart when it
             # runs, so that a caller can tell how often it does.
             zoom_started = time.perf_counter()
-            scaled = zoom_out(pixels, functools.partial(self.detector.detect, refine=False), detections)
+            scaled = zoom_out(pixels, functools.partial(self.detector.detect, refine=False), detections, weak_evidence)
             detections = scaled.detections
             if scaled.fired:
                 timings["scale_pass"] = round((time.perf_counter() - zoom_started) * 1000, 2)
@@ -129,7 +130,8 @@ class Pipeline:
             # the join it chose 6x for a 5x squeeze, end-to-end 0.413 against 0.433).
             close_up = scaled.close_up and natural_aspect(pixels.shape)
             search_detect = functools.partial(self.detector.detect, merge_splits=False)
-            shrunk, fix, detections = unsqueeze(pixels, search_detect, detections, search_when_weak=not close_up)
+            shrunk, fix, detections = unsqueeze(pixels, search_detect, detections, search_when_weak=not close_up,
+                                                weak_evidence=weak_evidence)
         lap("detect")
         if finer is not None and fix.changed:
             return self._read_finer(finer, started)  # never so with a camera's own photos

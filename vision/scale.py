@@ -21,7 +21,7 @@ Its boxes are kept only when they are better than the first pass's (`vision.seco
 scored as well, shaped no worse), so that an ordinary close-up of a stranger's tiles never loses a tile to it.
 
 When: the first pass found nothing, or at most `FEW_BOXES` boxes that are weak (scores summing under
-`aspect.WEAK_EVIDENCE`) or nested (one mostly inside another: a split tile). A photo of a hand or a
+the detector's `weak_evidence`) or nested (one mostly inside another: a split tile). A photo of a hand or a
 table shows more boxes, or small ones, and is left as it was, so the pass costs only where it fires (one detection
 at the net's own size, without the detector's closer look, which magnifies: the opposite of what is needed here).
 
@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
-from fanscan.vision.aspect import SQUEEZED_ASPECT, WEAK_EVIDENCE
-from fanscan.vision.detect import DetectedTile, calibrate_boxes, make_tile, nms
+from fanscan.vision.aspect import SQUEEZED_ASPECT
+from fanscan.vision.detect import DEFAULT_WEAK_EVIDENCE, DetectedTile, calibrate_boxes, make_tile, nms
 from fanscan.vision.second_look import LINE_PIECES, better_look, pieces_of_one_tile
 
 ZOOM_OUT = 2.0  # the photo is shown at half its size (tiles of 15-70 % of the frame become 8-35 %)
@@ -90,17 +90,19 @@ def _large(detections: Sequence[DetectedTile], shape: tuple[int, ...]) -> bool:
     return float(np.median(long_sides)) >= LARGE_SHARE * max(shape[:2])
 
 
-def needs_zoom_out(detections: Sequence[DetectedTile], shape: tuple[int, ...]) -> bool:
+def needs_zoom_out(detections: Sequence[DetectedTile], shape: tuple[int, ...],
+                   weak_evidence: float = DEFAULT_WEAK_EVIDENCE) -> bool:
     """Whether the first pass may have missed a close-up: nothing found, or few boxes that are nested or weak
-    (scores summing under `aspect.WEAK_EVIDENCE`: the same bar under which the squeezed-photo search starts). Weak
-    boxes need not be large: a large tile's dots or characters come out as small boxes (built close-ups: recall
-    0.816 -> 0.840, precision 0.694 -> 0.717 when small weak boxes fire the pass too; the shared sets unchanged).
+    (scores summing under `weak_evidence`, the detector's bar: the same under which the squeezed-photo search
+    starts). Weak boxes need not be large: a large tile's dots or characters come out as small boxes (built
+    close-ups: recall 0.816 -> 0.840, precision 0.694 -> 0.717 when small weak boxes fire the pass too; the shared
+    sets unchanged).
     What the pass finds is kept only when it is better (`second_look.better_look`)."""
     if not detections:
         return True
     if len(detections) > FEW_BOXES:
         return False
-    if sum(d.score for d in detections) < WEAK_EVIDENCE:
+    if sum(d.score for d in detections) < weak_evidence:
         return True
     return bool((inside_shares(_boxes(detections)) >= INSIDE).any())
 
@@ -176,11 +178,12 @@ def merge(first: Sequence[DetectedTile], zoomed: Sequence[DetectedTile]) -> list
     return [pooled[survivors[k]] for k in kept]
 
 
-def zoom_out(image: np.ndarray, detect: Callable[[np.ndarray], list[DetectedTile]], first: list[DetectedTile]
-             ) -> ScalePass:
+def zoom_out(image: np.ndarray, detect: Callable[[np.ndarray], list[DetectedTile]], first: list[DetectedTile],
+             weak_evidence: float = DEFAULT_WEAK_EVIDENCE) -> ScalePass:
     """The detections with the scale pass (the first pass's as they are when it does not fire). `detect` is the
-    detector's call on a photo (the pipeline passes it without the closer look)."""
-    if not needs_zoom_out(first, image.shape):
+    detector's call on a photo (the pipeline passes it without the closer look), `weak_evidence` its bar
+    (`DetectorInfo.weak_evidence`)."""
+    if not needs_zoom_out(first, image.shape, weak_evidence):
         return ScalePass(first)
     canvas, (x0, y0) = shrunk_into_canvas(image)
     height, width = image.shape[:2]
