@@ -63,6 +63,45 @@ def test_the_evidence_bar_is_the_detectors():
     assert fix == aspect.AspectFix(1.0, 4.0) and len(found) == 14
 
 
+class WideStripDetector:
+    """A square photo squeezed 4x across, so 4x taller than wide. Its first look finds tile-shaped pieces, confident
+    enough (6 x 0.9) to pass any bar; only the photo shrunk to a quarter of its height shows the 14 tiles."""
+
+    def __init__(self, height: int) -> None:
+        self.height, self.shapes = height, []
+
+    def __call__(self, image: np.ndarray) -> list:
+        self.shapes.append(image.shape[:2])
+        if image.shape[0] == self.height // 4:
+            return row_of_tiles(14, 8, 10, 0.9)
+        return row_of_tiles(6, 8, 10, 0.9)
+
+
+def test_a_photo_longer_than_a_camera_frames_is_searched_along_its_long_side():
+    image = np.zeros((640, 160, 3), np.uint8)  # 4:1, no camera's frame
+    detect = WideStripDetector(640)
+    first = detect(image)
+    assert aspect.squeezed_axis(first) is None and sum(d.score for d in first) > DEFAULT_WEAK_EVIDENCE
+    shrunk, fix, found = aspect.unsqueeze(image, detect, first)
+    assert fix == aspect.AspectFix(1.0, 4.0) and shrunk.shape[:2] == (160, 160) and len(found) == 14
+    assert all(width == 160 for _, width in detect.shapes)  # only the long side was shrunk
+
+
+def test_a_cropped_row_whose_shrinks_read_worse_keeps_its_first_look():
+    image = np.zeros((128, 640, 3), np.uint8)  # a hand row cropped from a photo: 5:1, tiles as they are
+    first = row_of_tiles(14, 40, 56, 0.6)
+
+    tries = []
+
+    def squashed(shrunk: np.ndarray) -> list:  # every shrink shows the tiles squashed: fewer, weaker boxes
+        tries.append(shrunk.shape[:2])
+        return row_of_tiles(6, 20, 56, 0.3)
+
+    shrunk, fix, found = aspect.unsqueeze(image, squashed, first)
+    assert tries and all(height == 128 for height, _ in tries)  # searched, along its long side only
+    assert not fix.changed and shrunk is image and found == first
+
+
 def test_boxes_long_the_same_way_show_the_squeezed_axis():
     assert aspect.squeezed_axis(row_of_tiles(5, 10, 80, 0.9)) == "y"
     assert aspect.squeezed_axis(row_of_tiles(5, 80, 10, 0.9)) == "x"

@@ -3,14 +3,16 @@ screenshot into a square, so its tiles come out 3-8 times longer than wide and t
 boxes, finds few of them.
 
 The search runs when the first pass finds little (its detection scores sum to less than the detector's evidence bar,
-`DetectorInfo.weak_evidence`), or when
-its boxes are mostly long and thin the same way (median long/short side over `SQUEEZED_ASPECT`, where a real tile is
-1.2-1.5 even at a slant). The photo is then shrunk along one axis (the boxes' long axis when they show one, else
-both in turn) by each factor of `FACTORS` and detected again; the try with the most tile-shaped evidence (the sum of
-the scores of boxes whose long/short side is within `TILE_SHAPED`) wins if it has `MIN_GAIN` times the first
-pass's and is a better look (`vision.second_look.better_look`: more boxes, scored as well, shaped about as well).
-An ordinary photo of a hand (14 tiles found, scores summing to about 6) does not start it, so it costs a
-median there (0.09 ms); the factors are tried on a copy at most `SEARCH_SIDE` long, which is cheap to detect.
+`DetectorInfo.weak_evidence`), when its boxes are mostly long and thin the same way (median long/short side over
+`SQUEEZED_ASPECT`, where a real tile is 1.2-1.5 even at a slant), or when the photo is longer than a camera frames
+(`NATURAL_ASPECT`: it was cut or squeezed; a better-trained detector can find tile-shaped pieces in a squeezed photo
+with scores over the bar). The photo is then shrunk along one axis (the boxes' long axis when they show one, else
+the photo's long side when it is longer than a camera frames, else both in turn) by each factor of `FACTORS` and
+detected again; the try with the most tile-shaped evidence (the sum of the scores of boxes whose long/short side is
+within `TILE_SHAPED`) wins if it has `MIN_GAIN` times the first pass's and is a better look
+(`vision.second_look.better_look`: more boxes, scored as well, shaped about as well). An ordinary photo of a hand
+(14 tiles found, scores summing to about 6) does not start it, so it costs a median there (0.09 ms); the factors are
+tried on a copy at most `SEARCH_SIDE` long, which is cheap to detect.
 
 The classifier's crops are cut from the shrunk photo, where the tiles have their shape back (with an earlier setting
 of this search, end-to-end 0.405 on the squeezed development photos against 0.381 when cut from the squeezed photo
@@ -22,6 +24,10 @@ Chosen on the development split (`python benchmarks/evaluate.py --data ../shared
 one axis, recall 0.089 -> 0.749 and end-to-end 0.035 -> 0.411; on the 234 dev photos as they are, recall
 0.856 -> 0.854, precision 0.855 -> 0.850, whole hands unchanged (49 of 141). An evidence bar of 6 reached 0.806 on the
 squeezed photos but started the search on 16 % of the ordinary ones (precision 0.844); 4 starts it on 3 %.
+Searching every photo longer than a camera frames (2026-12-02, `python benchmarks/evaluate.py --all`): the squeezed
+dev photos 0.746 -> 0.792 recall, 0.428 -> 0.480 end-to-end; dev, both other-maker sets and the close-ups unchanged
+(none is that long). A photo cropped to its hand row is that long and is searched too: 22 such crops of the samples
+and dev photos read the same, at a median 87 ms against 19 ms (the search's tries), which is its cost.
 """
 
 from __future__ import annotations
@@ -108,6 +114,15 @@ def _shrink(image: np.ndarray, fix: AspectFix, scale: float = 1.0) -> np.ndarray
     return cv2.resize(image, size, interpolation=cv2.INTER_AREA) if min(size) >= MIN_SIDE else None
 
 
+def _axes_to_try(shape: tuple[int, ...]) -> tuple[str, ...]:
+    """Along which axes to shrink a photo whose boxes show no squeeze: a photo longer than a camera frames was
+    squeezed across its long side if at all, so shrinking that side gives the frame back; any other, both."""
+    if natural_aspect(shape):
+        return ("x", "y")
+    height, width = shape[:2]
+    return ("y",) if height > width else ("x",)
+
+
 def unsqueeze(
     image: np.ndarray, detect: Callable[[np.ndarray], list[DetectedTile]], first: list[DetectedTile],
     search_when_weak: bool = True, weak_evidence: float = DEFAULT_WEAK_EVIDENCE,
@@ -120,12 +135,13 @@ def unsqueeze(
     The factors are tried on a copy at most SEARCH_SIDE pixels long (the net looks at 384 px anyway), and only the
     winner is detected again at full size, so that a large photo costs little more than a small one."""
     axis = squeezed_axis(first)
-    if axis is None and (not search_when_weak or sum(d.score for d in first) >= weak_evidence):
+    weak = search_when_weak and sum(d.score for d in first) < weak_evidence
+    if axis is None and not weak and natural_aspect(image.shape):
         return image, AspectFix(), first
     scale = min(1.0, SEARCH_SIDE / max(image.shape[:2]))
     small = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     best_evidence, best_fix, best_found = tile_evidence(first) * MIN_GAIN, AspectFix(), first
-    for along in (axis,) if axis else ("x", "y"):
+    for along in (axis,) if axis else _axes_to_try(image.shape):
         for factor in FACTORS:
             fix = AspectFix(factor, 1.0) if along == "x" else AspectFix(1.0, factor)
             shrunk = _shrink(small, fix)
