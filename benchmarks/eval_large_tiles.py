@@ -63,6 +63,7 @@ MAX_LABEL_OVERLAP = 0.2  # a photo with two labelled boxes overlapping more (IoU
 MAX_PAINTED = 0.01  # share of painted-grey pixels (untrusted repaired tiles) a crop window may show
 INSIDE_TILE = 0.7  # an unmatched detection with this share of its area inside one labelled tile is a fragment of it
 DRAWS = 40  # attempts per case before giving up on the source photo
+DEFAULT_COUNT, DEFAULT_SEED = 150, 9  # cases per variant and their seed (evaluate.py --all builds the same ones)
 VARIANTS = ("crop", "white")
 
 
@@ -309,8 +310,8 @@ def report(results: list[CaseResult]) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="the train folder (YOLO layout); its dev split only")
-    parser.add_argument("--count", type=int, default=150, help="cases per variant (default 150)")
-    parser.add_argument("--seed", type=int, default=9)
+    parser.add_argument("--count", type=int, default=DEFAULT_COUNT, help=f"cases per variant (default {DEFAULT_COUNT})")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--no-scale-pass", action="store_true", help="the pipeline without its scale pass (before)")
     parser.add_argument("--save-cases", type=Path, help="write the built images here (to look at them)")
     parser.add_argument("--json", type=Path)

@@ -5,8 +5,9 @@
     python benchmarks/evaluate.py --all --json benchmarks/results/evaluation_all.json --markdown OUT.md
 
 `--all` runs every development set side by side (`DEVELOPMENT_SETS`: the dev split as it is and squeezed, the two
-sets of other makers' tiles in ../shared/data, and the close-ups `close_ups.py` builds from them) and prints one
-Markdown table; run it for every change to detection, classification or grouping (issue 18).
+sets of other makers' tiles in ../shared/data, the close-ups `close_ups.py` builds from them, and the large tiles
+`eval_large_tiles.py` builds from dev, up to 70 % of the frame) and prints one Markdown table; run it for every
+change to detection, classification or grouping (issue 18).
 
 Each photo goes through `fanscan.vision.pipeline.Pipeline.propose` (load, detect, crop, classify, group with the
 rules), exactly as `fanscan photo` runs it; the labelled boxes (YOLO layout) are the truth. Measures, per group and
@@ -349,6 +350,7 @@ class DevelopmentSet:
     note: str = ""
 
 
+LARGE_TILES = "large tiles"  # built in memory by eval_large_tiles.py, measured case by case
 DEVELOPMENT_SETS = (
     DevelopmentSet("dev", "chinese-mahjong-v4/train", splits.DEV, turned_copies=True,
                    note="the development split of the familiar style"),
@@ -361,6 +363,9 @@ DEVELOPMENT_SETS = (
     DevelopmentSet("close-ups", "",
                    note="1-4 tiles cut from both sets and from dev, laid on paper-like sheets framed as a camera "
                         "frames them (benchmarks/close_ups.py, built afresh in a temporary folder)"),
+    DevelopmentSet(LARGE_TILES, "chinese-mahjong-v4/train", splits.DEV,
+                   note="one to a few tiles of dev photos, each 15-70 % of the frame's long side, cut out or pasted "
+                        "on near-white (benchmarks/eval_large_tiles.py's 300 cases): a tile filling a phone's frame"),
 )
 SHARED_DATA = ROOT.parent / "shared" / "data"
 TABLE_MEASURES = ("recall", "precision", "end_to_end_accuracy", "end_to_end_as_proposed", "classifier_top1_labelled",
@@ -379,6 +384,10 @@ def evaluate_all(pipeline, data_root: Path = SHARED_DATA, limit: int | None = No
     with tempfile.TemporaryDirectory(prefix="close-ups-") as scratch:
         for entry in sets:
             folder = data_root / entry.folder
+            if entry.name == LARGE_TILES:
+                rows[entry.name] = (large_tiles_row(pipeline, folder, limit, entry.note) if folder.is_dir() else
+                                    {"missing": shown_path(folder), "note": entry.note})
+                continue
             if not entry.folder:
                 folder = Path(scratch) / "close-ups"
                 if not all((data_root / source).is_dir() for source in close_ups.SOURCES):
@@ -400,6 +409,25 @@ def evaluate_all(pipeline, data_root: Path = SHARED_DATA, limit: int | None = No
     return {"detector": shown_path(pipeline.detector.path),
             "classifier": shown_path(classifier.path) if hasattr(classifier, "path") else None,
             "iou_threshold": IOU, "sets": rows}
+
+
+def large_tiles_row(pipeline, data: Path, limit: int | None, note: str) -> dict:
+    """The large-tile close-ups of `eval_large_tiles.py` (its cases and seed) as one `--all` row: a case is a
+    photo."""
+    import eval_large_tiles as large
+
+    started = time.perf_counter()
+    cases = large.build_cases(large.load_sources(data), large.DEFAULT_COUNT, large.DEFAULT_SEED)[:limit]
+    results = [large.evaluate_case(pipeline, case) for case in cases]
+    measures = large.summarise(results)
+    print(f"{LARGE_TILES}: recall {measures['recall']}, precision {measures['precision']}", file=sys.stderr)
+    return {"data": "built by benchmarks/eval_large_tiles.py", "split": splits.DEV, "note": note,
+            "all": {"photos": measures["cases"], **measures},
+            "groups": large.report(results)["all"]["by_size"], "seconds": round(time.perf_counter() - started, 1),
+            "per_photo": [{"image": f"{n:03d}_{r.variant}", "labelled": r.labelled, "detections": r.detections,
+                           "kept": r.kept, "matched_raw": r.matched_raw, "matched": r.matched,
+                           "read_right_top1": r.read_right, "scale_pass": r.scale_pass}
+                          for n, r in enumerate(results)]}
 
 
 def _brief(photo: dict) -> dict:

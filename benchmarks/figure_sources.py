@@ -31,6 +31,10 @@ COMMANDS = {
                     "--json benchmarks/results/vision_speed.json",
     "dev_split": "python benchmarks/dev_split.py --json benchmarks/results/dev_split.json",
     "evaluation_dev_squeezed_before": "the squeezed evaluation before the search (vision/aspect.py)",
+    "evaluation_all": "python benchmarks/evaluate.py --all --json benchmarks/results/evaluation_all.json "
+                      "--markdown benchmarks/results/evaluation_all.md",
+    "evaluation_all_before": "the same with the detector and pipeline of the release before (kept as "
+                             "benchmarks/results/evaluation_all_before.json)",
     "evaluation_dev_squeezed": f"python benchmarks/evaluate.py --data {DATA}/train --split dev --squeeze "
                                "--turned-copies --json benchmarks/results/evaluation_dev_squeezed.json",
     "large_tiles_dev": f"python benchmarks/eval_large_tiles.py --data {DATA}/train "

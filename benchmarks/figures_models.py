@@ -350,6 +350,28 @@ def sideways_turned() -> str:
           f"(`{COMMANDS['sideways_turned_speed_worst']}`)")
 
 
+def development_sets() -> str:
+    """Every development set side by side (`evaluate.py --all`), the release before against this one."""
+    now, before = load("evaluation_all")["sets"], load("evaluation_all_before")["sets"]
+    measures = (("recall", "recall"), ("precision", "precision"), ("end_to_end_accuracy", "end-to-end"),
+                ("whole_hand_as_scored", "whole hands as scored"))
+    lines = ["| set | photos | " + " | ".join(label for _, label in measures) + " |",
+             "|---|---|" + "---|" * len(measures)]
+    for name, entry in now.items():
+        if "missing" in entry:
+            continue
+        a, b = entry["all"], before[name]["all"]
+        cells = [f"{figure(b.get(key))} → {figure(a.get(key))}" if a.get(key) is not None else "—"
+                 for key, _ in measures]
+        lines.append(f"| {name} | {a['photos']} | " + " | ".join(cells) + " |")
+    lines += ["", f"Before → now: the release before against this one (`{COMMANDS['evaluation_all']}`; before: "
+                  f"{COMMANDS['evaluation_all_before']}). Whole hands as scored: photos of one hand whose tiles in "
+                  "the hand (those set aside on the table left out) are the labelled ones. riichi-table-leomiura and "
+                  "hk-crops-justinchan are other makers' tiles, never trained on; the close-ups are 1-4 tiles cut "
+                  "from them and from dev and laid on paper-like sheets (`benchmarks/close_ups.py`)."]
+    return "\n".join(lines)
+
+
 def large_tiles() -> str:
     """Close-ups built from dev photos, before and after the scale pass (vision/scale.py), and where it fires."""
     after, before, dev = load("large_tiles_dev"), load("large_tiles_dev_no_scale_pass"), load("evaluation_dev")

@@ -60,6 +60,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "sideways-turned": models.sideways_turned,
     "sideways-detector": models.sideways_detector,
     "large-tiles": models.large_tiles,
+    "development-sets": models.development_sets,
     "classifier-test-detail": models.classifier_test_detail,
     "classifier-rebuild": models.classifier_rebuild,
     "classifier-per-class": models.classifier_per_class,

@@ -157,3 +157,21 @@ def test_a_close_up_cut_never_goes_through_another_tile(monkeypatch):
     crowded = row.copy()
     crowded[0] = [30, 50, 70, 110]  # reaches 18 px under tile 2: a cut around tile 2 holds 55 % of it
     assert close_ups.cut_run(image, crowded, [0, 1, 2, 3, 4], [1]) is None
+
+
+def test_the_large_tiles_are_one_row_a_case_a_photo(evaluate, monkeypatch, tmp_path):
+    import eval_large_tiles as large
+
+    # Two cases: one tile found and read right; two tiles, one found and misread, plus a false box.
+    results = [large.CaseResult("crop", "a", 0.6, 1, detections=1, kept=1, matched_raw=1, matched=1, read_right=1),
+               large.CaseResult("white", "b", 0.3, 2, detections=2, kept=2, matched_raw=1, matched=1)]
+    monkeypatch.setattr(large, "load_sources", lambda data: ["a", "b"])
+    monkeypatch.setattr(large, "build_cases", lambda sources, count, seed: [0, 1])
+    monkeypatch.setattr(large, "evaluate_case", lambda pipeline, case: results[case])
+    row = evaluate.large_tiles_row(object(), tmp_path, None, "note")
+    assert row["all"]["photos"] == 2 and row["all"]["labelled_tiles"] == 3
+    assert (row["all"]["recall"], row["all"]["precision"], row["all"]["end_to_end_accuracy"]) == \
+        (round(2 / 3, 4), round(2 / 3, 4), round(1 / 3, 4))
+    assert [p["read_right_top1"] for p in row["per_photo"]] == [1, 0]
+    line = evaluate.markdown_table({"sets": {"large tiles": row}}).splitlines()[2]
+    assert line.startswith("| large tiles | 2 | 3 | 0.667 | 0.667 | 0.333 | — |")
