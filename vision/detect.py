@@ -278,29 +278,20 @@ def _parse_info(meta: dict[str, str]) -> DetectorInfo:
         box_scale_x=_check_box_scale(f"metadata {BOX_SCALE_KEYS[0]}", meta.get(BOX_SCALE_KEYS[0], 1.0)),
         box_scale_y=_check_box_scale(f"metadata {BOX_SCALE_KEYS[1]}", meta.get(BOX_SCALE_KEYS[1], 1.0)),
         partition=_check_flag("metadata partition_overlaps", meta.get("partition_overlaps", "true")),
-        centre_suppression=_check_fraction("metadata centre_suppression", meta.get("centre_suppression", "0")),
-        weak_evidence=_check_evidence_bar("metadata weak_evidence",
-                                          meta.get("weak_evidence", str(DEFAULT_WEAK_EVIDENCE))),
+        centre_suppression=_check_number("metadata centre_suppression", meta.get("centre_suppression", "0"), 1.5),
+        weak_evidence=_check_number("metadata weak_evidence", meta.get("weak_evidence", str(DEFAULT_WEAK_EVIDENCE)),
+                                    100.0, "a sum of scores"),
     )
 
 
-def _check_evidence_bar(where: str, value: str) -> float:
+def _check_number(where: str, value: str, high: float, what: str = "a number") -> float:
+    """A metadata value that must be a number in 0..high (NaN and text are refused)."""
     try:
         number = float(value)
     except ValueError:
         number = float("nan")
-    if not 0.0 <= number <= 100.0:
-        raise FanscanError(f"{where} is {value!r}, not a sum of scores in 0..100")
-    return number
-
-
-def _check_fraction(where: str, value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        number = float("nan")
-    if not 0.0 <= number <= 1.5:
-        raise FanscanError(f"{where} is {value!r}, not a number in 0..1.5")
+    if not 0.0 <= number <= high:
+        raise FanscanError(f"{where} is {value!r}, not {what} in 0..{high:g}")
     return number
 
 
