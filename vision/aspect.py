@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from fanscan.vision.detect import DEFAULT_WEAK_EVIDENCE, DetectedTile, scaled_tiles
+from fanscan.vision.detect import DEFAULT_WEAK_EVIDENCE, DetectedTile, little_evidence, scaled_tiles
 from fanscan.vision.second_look import better_look
 
 SQUEEZED_ASPECT = 3.0  # median long/short side of the first pass's boxes above which the photo looks squeezed
@@ -135,7 +135,7 @@ def unsqueeze(
     The factors are tried on a copy at most SEARCH_SIDE pixels long (the net looks at 384 px anyway), and only the
     winner is detected again at full size, so that a large photo costs little more than a small one."""
     axis = squeezed_axis(first)
-    weak = search_when_weak and sum(d.score for d in first) < weak_evidence
+    weak = search_when_weak and little_evidence(first, weak_evidence)
     if axis is None and not weak and natural_aspect(image.shape):
         return image, AspectFix(), first
     scale = min(1.0, SEARCH_SIDE / max(image.shape[:2]))

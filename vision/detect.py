@@ -106,6 +106,12 @@ def scaled_tiles(tiles: Sequence[DetectedTile], fx: float, fy: float | None = No
 DEFAULT_WEAK_EVIDENCE = 4.0
 
 
+def little_evidence(detections: Sequence[DetectedTile], weak_evidence: float = DEFAULT_WEAK_EVIDENCE) -> bool:
+    """Whether a look found little: its detection scores sum to less than the detector's evidence bar
+    (`DetectorInfo.weak_evidence`), under which the scale pass and the squeezed-photo search may start."""
+    return sum(d.score for d in detections) < weak_evidence
+
+
 @dataclass(frozen=True)
 class DetectorInfo:
     """What the detector's ONNX metadata says about its input and outputs."""

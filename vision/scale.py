@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 from fanscan.vision.aspect import SQUEEZED_ASPECT
-from fanscan.vision.detect import DEFAULT_WEAK_EVIDENCE, DetectedTile, calibrate_boxes, make_tile, nms
+from fanscan.vision.detect import DEFAULT_WEAK_EVIDENCE, DetectedTile, calibrate_boxes, little_evidence, make_tile, nms
 from fanscan.vision.second_look import LINE_PIECES, better_look, pieces_of_one_tile
 
 ZOOM_OUT = 2.0  # the photo is shown at half its size (tiles of 15-70 % of the frame become 8-35 %)
@@ -102,7 +102,7 @@ def needs_zoom_out(detections: Sequence[DetectedTile], shape: tuple[int, ...],
         return True
     if len(detections) > FEW_BOXES:
         return False
-    if sum(d.score for d in detections) < weak_evidence:
+    if little_evidence(detections, weak_evidence):
         return True
     return bool((inside_shares(_boxes(detections)) >= INSIDE).any())
 
