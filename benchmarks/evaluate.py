@@ -343,14 +343,24 @@ class DevelopmentSet:
     """One row of `--all`: a YOLO folder under the shared data, how it is read, and what it stands for."""
 
     name: str
-    folder: str  # under the shared data folder; "" for the close-ups, built from it (`close_ups.py`)
+    folder: str  # under the shared data folder: the YOLO folder read, or the one a built set is built from
     split: str | None = None
     squeeze: bool = False
     turned_copies: bool = False
     note: str = ""
+    built_by: str = ""  # "": the folder read as it is; else the benchmark that builds the set (BUILDERS)
+
+    def __post_init__(self) -> None:
+        if self.built_by not in BUILDERS:
+            raise ValueError(f"development set {self.name!r}: built_by {self.built_by!r} is none of {BUILDERS}")
 
 
-LARGE_TILES = "large tiles"  # built in memory by eval_large_tiles.py, measured case by case
+LARGE_TILES = "large tiles"
+# Sets built from the shared data rather than read from it: the close-ups (`close_ups.py`, written to a temporary
+# YOLO folder from every folder of its SOURCES) and the large tiles (`eval_large_tiles.py`, built in memory from
+# `folder` and measured case by case).
+CLOSE_UPS_BUILDER, LARGE_TILES_BUILDER = "close_ups.py", "eval_large_tiles.py"
+BUILDERS = ("", CLOSE_UPS_BUILDER, LARGE_TILES_BUILDER)
 DEVELOPMENT_SETS = (
     DevelopmentSet("dev", "chinese-mahjong-v4/train", splits.DEV, turned_copies=True,
                    note="the development split of the familiar style"),
@@ -360,10 +370,10 @@ DEVELOPMENT_SETS = (
                    note="another maker's riichi set, 67 camera frames (development only)"),
     DevelopmentSet("hk-crops-justinchan", "hk-crops-justinchan",
                    note="73 single-tile crops of Hong Kong-style sets; detection on a crop of one tile"),
-    DevelopmentSet("close-ups", "",
+    DevelopmentSet("close-ups", "", built_by=CLOSE_UPS_BUILDER,
                    note="1-4 tiles cut from both sets and from dev, laid on paper-like sheets framed as a camera "
                         "frames them (benchmarks/close_ups.py, built afresh in a temporary folder)"),
-    DevelopmentSet(LARGE_TILES, "chinese-mahjong-v4/train", splits.DEV,
+    DevelopmentSet(LARGE_TILES, "chinese-mahjong-v4/train", splits.DEV, built_by=LARGE_TILES_BUILDER,
                    note="one to a few tiles of dev photos, each 15-70 % of the frame's long side, cut out or pasted "
                         "on near-white (benchmarks/eval_large_tiles.py's 300 cases): a tile filling a phone's frame"),
 )
@@ -378,37 +388,39 @@ def evaluate_all(pipeline, data_root: Path = SHARED_DATA, limit: int | None = No
     is missing (the close-ups before `close_ups.py` ran) is reported as missing, not measured."""
     import tempfile
 
-    import close_ups
-
     rows: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="close-ups-") as scratch:
         for entry in sets:
-            folder = data_root / entry.folder
-            if entry.name == LARGE_TILES:
-                rows[entry.name] = (large_tiles_row(pipeline, folder, limit, entry.note) if folder.is_dir() else
-                                    {"missing": shown_path(folder), "note": entry.note})
-                continue
-            if not entry.folder:
-                folder = Path(scratch) / "close-ups"
-                if not all((data_root / source).is_dir() for source in close_ups.SOURCES):
-                    rows[entry.name] = {"missing": "a source of benchmarks/close_ups.py", "note": entry.note}
-                    continue
-                close_ups.build(folder, data_root)
-            elif not folder.is_dir():
-                rows[entry.name] = {"missing": shown_path(folder), "note": entry.note}
-                continue
-            result = evaluate(folder, pipeline, entry.split, limit, progress=False, squeeze=entry.squeeze,
-                              turned_copies=entry.turned_copies)
-            rows[entry.name] = {"data": result["data"] if entry.folder else "built by benchmarks/close_ups.py",
-                                "split": result["split"], "note": entry.note, "all": result["all"],
-                                "groups": result["groups"], "seconds": result["seconds"],
-                                "per_photo": [_brief(r) for r in result["per_photo"]]}
-            print(f"{entry.name}: recall {result['all']['recall']}, precision {result['all']['precision']}",
-                  file=sys.stderr)
+            rows[entry.name] = development_row(pipeline, entry, data_root, Path(scratch), limit)
+            if "all" in rows[entry.name]:
+                measured = rows[entry.name]["all"]
+                print(f"{entry.name}: recall {measured['recall']}, precision {measured['precision']}", file=sys.stderr)
     classifier = getattr(pipeline, "classifier", None)
     return {"detector": shown_path(pipeline.detector.path),
             "classifier": shown_path(classifier.path) if hasattr(classifier, "path") else None,
             "iou_threshold": IOU, "sets": rows}
+
+
+def development_row(pipeline, entry: DevelopmentSet, data_root: Path, scratch: Path, limit: int | None) -> dict:
+    """One set of `--all` measured: its row (summary and per photo), or what is missing to measure it. A set built
+    by `close_ups.py` is written under `scratch` first."""
+    import close_ups
+
+    folder = data_root / entry.folder
+    if entry.built_by == CLOSE_UPS_BUILDER:
+        if not all((data_root / source).is_dir() for source in close_ups.SOURCES):
+            return {"missing": "a source of benchmarks/close_ups.py", "note": entry.note}
+        folder = scratch / "close-ups"
+        close_ups.build(folder, data_root)
+    elif not folder.is_dir():
+        return {"missing": shown_path(folder), "note": entry.note}
+    if entry.built_by == LARGE_TILES_BUILDER:
+        return large_tiles_row(pipeline, folder, limit, entry.note)
+    result = evaluate(folder, pipeline, entry.split, limit, progress=False, squeeze=entry.squeeze,
+                      turned_copies=entry.turned_copies)
+    return {"data": f"built by benchmarks/{entry.built_by}" if entry.built_by else result["data"],
+            "split": result["split"], "note": entry.note, "all": result["all"], "groups": result["groups"],
+            "seconds": result["seconds"], "per_photo": [_brief(r) for r in result["per_photo"]]}
 
 
 def large_tiles_row(pipeline, data: Path, limit: int | None, note: str) -> dict:
@@ -420,8 +432,7 @@ def large_tiles_row(pipeline, data: Path, limit: int | None, note: str) -> dict:
     cases = large.build_cases(large.load_sources(data), large.DEFAULT_COUNT, large.DEFAULT_SEED)[:limit]
     results = [large.evaluate_case(pipeline, case) for case in cases]
     measures = large.summarise(results)
-    print(f"{LARGE_TILES}: recall {measures['recall']}, precision {measures['precision']}", file=sys.stderr)
-    return {"data": "built by benchmarks/eval_large_tiles.py", "split": splits.DEV, "note": note,
+    return {"data": f"built by benchmarks/{LARGE_TILES_BUILDER}", "split": splits.DEV, "note": note,
             "all": {"photos": measures["cases"], **measures},
             "groups": large.report(results)["all"]["by_size"], "seconds": round(time.perf_counter() - started, 1),
             "per_photo": [{"image": f"{n:03d}_{r.variant}", "labelled": r.labelled, "detections": r.detections,

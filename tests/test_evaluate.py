@@ -144,6 +144,30 @@ def test_all_reports_a_missing_set_and_measures_the_others(evaluate, tmp_path):
     assert result["sets"]["here"]["all"]["recall"] == 1.0 and "missing" in result["sets"]["gone"]
 
 
+def test_all_builds_a_set_by_its_builder_whatever_its_name(evaluate, tmp_path, monkeypatch):
+    import close_ups
+
+    built, large = [], []
+    monkeypatch.setattr(close_ups, "SOURCES", ("here",))
+    monkeypatch.setattr(close_ups, "build", lambda folder, root: built.append((folder.name, root)))
+    monkeypatch.setattr(evaluate, "evaluate", lambda folder, *a, **k: {
+        "data": str(folder), "split": "all", "all": {"recall": 0.5, "precision": 0.5}, "groups": {}, "seconds": 0.0,
+        "per_photo": []})
+    monkeypatch.setattr(evaluate, "large_tiles_row", lambda pipeline, folder, limit, note: large.append(folder.name)
+                        or {"all": {"recall": 0.25, "precision": 0.75}})
+    pipeline = type("P", (), {"detector": type("D", (), {"path": tmp_path / "d.onnx"})()})()
+    (tmp_path / "here").mkdir()
+    sets = (evaluate.DevelopmentSet("mine", "here", built_by=evaluate.CLOSE_UPS_BUILDER),
+            evaluate.DevelopmentSet("big ones", "here", built_by=evaluate.LARGE_TILES_BUILDER),
+            evaluate.DevelopmentSet("plain", "here"))
+    rows = evaluate.evaluate_all(pipeline, tmp_path, sets=sets)["sets"]
+    assert built == [("close-ups", tmp_path)] and large == ["here"]
+    assert rows["mine"]["data"] == "built by benchmarks/close_ups.py" and rows["plain"]["data"].endswith("here")
+    assert rows["big ones"]["all"]["recall"] == 0.25
+    with pytest.raises(ValueError, match=r"built_by 'elsewhere\.py'"):
+        evaluate.DevelopmentSet("odd", "here", built_by="elsewhere.py")
+
+
 def test_a_close_up_cut_never_goes_through_another_tile(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     import close_ups
