@@ -3,14 +3,16 @@ speed claim is made here (a ratio measured in one run, since the machine's speed
 
     python benchmarks/compare_commits.py --against 34acc50 -- vision_speed --repeat 20
     python benchmarks/compare_commits.py --against 34acc50 --rounds 3 -- batch_throughput --repeats 1
+    python benchmarks/compare_commits.py --against 34acc50 --rounds 3 -- batch_memory --runs 3
 
 The earlier commit is exported (`git archive`) into a temporary folder. Each side is imported from an import root of
 its own (a folder holding `fanscan/` as its packaging maps it: `fanscan/` plus `scoring/`, `vision/`,
 `models/`, `training/` under it, as symbolic links), put first on `PYTHONPATH`, so both sides load their own code and
 their own model files, and neither uses the installed copy (checked before the first round). The benchmark script is
 this checkout's `benchmarks/NAME.py`, for both sides: the same measurement of two code trees. Rounds alternate the
-order (this, earlier; earlier, this; ...). Every number in the benchmark's JSON whose key ends in `_ms`, `_s` or
-`per_s` is reduced to its median over the rounds per side, with the ratio this / earlier.
+order (this, earlier; earlier, this; ...). Every number in the benchmark's JSON whose key ends in `_ms`, `_s`,
+`per_s` or `_mb` (memory, `batch_memory.py`) is reduced to its median over the rounds per side, with the ratio
+this / earlier.
 Writes `benchmarks/results/compare_NAME.json` (or `--json`).
 """
 
@@ -31,7 +33,7 @@ from typing import Any
 
 from results_file import ROOT, write_json
 
-TIMED_SUFFIXES = ("_ms", "_s", "per_s")
+MEASURED_SUFFIXES = ("_ms", "_s", "per_s", "_mb")  # times, rates, memory
 
 
 def export_commit(commit: str, into: Path) -> tuple[Path, str]:
@@ -94,19 +96,20 @@ def check_imports(root: Path) -> None:
                          f"({out.stdout.strip() or out.stderr.strip()[-300:]})")
 
 
-def timed_leaves(data: Any, prefix: str = "") -> dict[str, float]:
-    """Every number in `data` whose key ends in a timed suffix, by its dotted path."""
+def measured_leaves(data: Any, prefix: str = "") -> dict[str, float]:
+    """Every number in `data` whose key ends in a measured suffix (`MEASURED_SUFFIXES`), by its dotted path."""
     found: dict[str, float] = {}
     if isinstance(data, dict):
         for key, value in data.items():
             path = f"{prefix}.{key}" if prefix else str(key)
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and str(key).endswith(TIMED_SUFFIXES):
+            if (isinstance(value, (int, float)) and not isinstance(value, bool)
+                    and str(key).endswith(MEASURED_SUFFIXES)):
                 found[path] = float(value)
             else:
-                found.update(timed_leaves(value, path))
+                found.update(measured_leaves(value, path))
     elif isinstance(data, list):
         for i, value in enumerate(data):
-            found.update(timed_leaves(value, f"{prefix}[{i}]"))
+            found.update(measured_leaves(value, f"{prefix}[{i}]"))
     return found
 
 
@@ -119,9 +122,9 @@ def run_side(script: Path, args: list[str], root: Path, out: Path) -> dict:
 
 
 def compare(rounds: dict[str, list[dict]]) -> dict[str, dict[str, float | None]]:
-    """Per timed value: the median over rounds for each side, and this / earlier."""
-    this = [timed_leaves(r) for r in rounds["this"]]
-    earlier = [timed_leaves(r) for r in rounds["earlier"]]
+    """Per measured value: the median over rounds for each side, and this / earlier."""
+    this = [measured_leaves(r) for r in rounds["this"]]
+    earlier = [measured_leaves(r) for r in rounds["earlier"]]
     table: dict[str, dict[str, float | None]] = {}
     for key in sorted(set().union(*this) & set().union(*earlier)):
         a = statistics.median(r[key] for r in this if key in r)

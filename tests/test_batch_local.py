@@ -65,3 +65,28 @@ def test_one_thread_per_call_puts_the_settings_back():
         model = pipeline.default_pipeline().classifier
         assert model.session.get_session_options().intra_op_num_threads == 1
     assert (pipeline.default_threads(), cv2.getNumThreads()) == before
+
+
+def test_one_malloc_arena_is_set_where_the_c_library_is_glibc():
+    import platform
+
+    assert local.one_malloc_arena() is (platform.libc_ver()[0] == "glibc")
+
+
+def test_the_batch_command_sets_one_malloc_arena_before_its_threads_start(monkeypatch, tmp_path):
+    from fanscan.cli import main
+
+    events = []
+    monkeypatch.setattr(local, "one_malloc_arena", lambda: events.append("arena") or True)
+    real_rows = local.local_rows
+
+    def rows(todo, settings):
+        events.append("rows")
+        return real_rows(todo, settings)
+
+    monkeypatch.setattr(local, "local_rows", rows)
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    (folder / "a.jpg").write_bytes((SAMPLES / "hand_001.jpg").read_bytes())
+    assert main(["batch", str(folder), "--out", str(tmp_path / "t.jsonl")]) == 0
+    assert events == ["arena", "rows"]

@@ -27,6 +27,12 @@ def test_set_default_threads_rebuilds_the_default_pipeline_with_that_many_thread
         assert _threads(worker.detector) == 1 and _threads(worker.classifier) == 1
         assert _threads(shipped.detector) == min(2, os.cpu_count() or 1) and _threads(shipped.classifier) == 1
         assert pipeline.default_pipeline() is worker  # loaded once, then reused
+        # The one-thread pipeline serves threads reading one photo a core: each network one call at a time.
+        from fanscan.vision.onnx_model import OneCallAtATime
+
+        assert isinstance(worker.detector.session, OneCallAtATime)
+        assert isinstance(worker.classifier.session, OneCallAtATime)
+        assert not isinstance(shipped.detector.session, OneCallAtATime)
     finally:
         pipeline.set_default_threads(None)
 

@@ -73,3 +73,55 @@ def test_sessions_wait_without_spinning() -> None:
     for model in (TileDetector(threads=2), TileClassifier(threads=2)):
         options = model.session.get_session_options()
         assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+
+
+class _CountingSession:
+    """A stand-in session that records how many of its runs overlap."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.running, self.most, self.lock = 0, 0, threading.Lock()
+
+    def run(self, outputs, feeds):
+        import time
+
+        with self.lock:
+            self.running += 1
+            self.most = max(self.most, self.running)
+        time.sleep(0.02)
+        with self.lock:
+            self.running -= 1
+        return [feeds["x"] * 2]
+
+    def get_inputs(self):
+        return ["x"]
+
+
+def _overlap(session, calls: int = 6) -> int:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(3) as pool:
+        results = list(pool.map(lambda n: session.run(None, {"x": n}), range(calls)))
+    assert [r[0] for r in results] == [2 * n for n in range(calls)]
+    return session.most if hasattr(session, "most") else session._session.most
+
+
+def test_one_call_at_a_time_runs_calls_from_several_threads_one_after_another() -> None:
+    from fanscan.vision.onnx_model import OneCallAtATime
+
+    assert _overlap(_CountingSession()) > 1  # the stand-in itself lets calls overlap
+    serial = OneCallAtATime(_CountingSession())
+    assert _overlap(serial) == 1
+    assert serial.get_inputs() == ["x"]  # everything else is the session's own
+
+
+def test_sessions_are_opened_one_call_at_a_time_only_when_asked() -> None:
+    from fanscan.vision.onnx_model import OneCallAtATime
+
+    detector_file = models.model_path(models.DETECTOR)
+    plain = open_model(detector_file, "detector", 1).session
+    assert not isinstance(plain, OneCallAtATime) and plain.get_session_options().enable_mem_pattern
+    model = open_model(detector_file, "detector", 1, one_call_at_a_time=True)
+    assert isinstance(model.session, OneCallAtATime) and model.metadata["input_size"]
+    assert not model.session.get_session_options().enable_mem_pattern  # no plan kept per input shape

@@ -68,16 +68,18 @@ class TileClassifier:
     """An ONNX tile classifier loaded once, applied to batches of crops."""
 
     def __init__(self, model_path: str | Path | None = None, threads: int | None = 1,
-                 profile: SetProfile | str | Path | None = None) -> None:
+                 profile: SetProfile | str | Path | None = None, one_call_at_a_time: bool = False) -> None:
         """`threads`: how many cores one call may use (None: all of them). A batch of crops is split into that many
         parts, run side by side, each on the calling or a pool thread with one onnxruntime thread: the crops are
         independent, and parts beat onnxruntime's own intra-op threads on layers this small (on 2 cores a hand's
         14 crops: 0.55x the time of one thread, against 0.62x with two intra-op threads;
         `benchmarks/classifier_speed.py`). One by default: a batch runs one photo a core, and the server several
         photos at once (`vision.pipeline.Pipeline`). `profile`: a set profile (or its file) to apply; see
-        `vision.profile`.
+        `vision.profile`. `one_call_at_a_time`: calls from several threads run one after another
+        (`onnx_model.OneCallAtATime`; the parts of one call too, so it suits `threads` 1).
         """
-        model = open_model(Path(model_path) if model_path is not None else DEFAULT_MODEL, "classifier", 1)
+        model = open_model(Path(model_path) if model_path is not None else DEFAULT_MODEL, "classifier", 1,
+                           one_call_at_a_time)
         self.parts = max(1, threads if threads is not None else (os.cpu_count() or 1))
         self._pool: ThreadPoolExecutor | None = None
         self.path, self.session = model.path, model.session

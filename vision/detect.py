@@ -145,12 +145,13 @@ class TileDetector:
 
     `box_scale` (sx, sy) sets the box-size calibration explicitly (for choosing it, or to switch it off with
     (1, 1)); left None, it comes from the model's metadata (`box_scale_x`, `box_scale_y`), else 1.0.
+    `one_call_at_a_time`: calls from several threads run one after another (`onnx_model.OneCallAtATime`).
     """
 
     def __init__(self, model_path: str | Path | None = None, threads: int | None = None,
-                 box_scale: tuple[float, float] | None = None) -> None:
+                 box_scale: tuple[float, float] | None = None, one_call_at_a_time: bool = False) -> None:
         model = open_model(Path(model_path) if model_path is not None else DEFAULT_MODEL, "detector",
-                           threads or call_threads())
+                           threads or call_threads(), one_call_at_a_time)
         self.path, self.session = model.path, model.session
         self.info = model.read_info("tile detector", REQUIRED_KEYS, _parse_info)
         if box_scale is not None:

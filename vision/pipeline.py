@@ -196,7 +196,10 @@ def _loaded_pipeline(profile: str | None, threads: int | None) -> Pipeline:
     from fanscan.vision.classify import TileClassifier
     from fanscan.vision.detect import TileDetector
 
-    return Pipeline(TileDetector(threads=threads), TileClassifier(threads=threads, profile=profile))
+    # Set threads are for callers that read one photo a core on threads sharing this pipeline (a local batch): each
+    # network runs one call at a time, so that its activations are held once while the threads still overlap.
+    return Pipeline(TileDetector(threads=threads, one_call_at_a_time=True),
+                    TileClassifier(threads=threads, profile=profile, one_call_at_a_time=True))
 
 
 def default_threads() -> int | None:

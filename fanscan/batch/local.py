@@ -9,6 +9,7 @@ photos a thread are in flight, so memory stays bounded whatever the folder's siz
 
 from __future__ import annotations
 
+import ctypes
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -22,6 +23,20 @@ from fanscan.batch.rows import PhotoJob, score_job
 # More threads than this gain little in one process (the Python parts take turns); a larger machine is a Dask job.
 MAX_THREADS = 4
 IN_FLIGHT_PER_THREAD = 2
+M_ARENA_MAX = -8  # glibc's mallopt parameter: how many heaps (arenas) malloc may keep for the process's threads
+
+
+def one_malloc_arena() -> bool:
+    """Let every thread of this process allocate from one heap, where the C library is glibc (whether it was set).
+    glibc gives threads that allocate at once heaps of their own, each holding freed memory for reuse; the batch's
+    threads allocate small blocks (the large ones are mapped and returned whatever the heap), so one heap costs
+    them no time and saves its copies (`benchmarks/batch_memory.py`). For a process that is the batch's own (the
+    `batch` command): call it before its threads start."""
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # not glibc (macOS, Windows): nothing to set
+        return False
+    return bool(mallopt(M_ARENA_MAX, 1))
 
 
 def cores() -> int:

@@ -163,8 +163,9 @@ def run(args: argparse.Namespace) -> int:
             rows = cluster_rows(todo, settings, scheduler=args.scheduler, workers=args.workers,
                                 send_bytes=args.send_bytes, chunk=args.chunk, note=progress.note, log=dask_log)
         else:
-            from fanscan.batch.local import local_rows
+            from fanscan.batch.local import local_rows, one_malloc_arena
 
+            one_malloc_arena()  # this process is the batch's own
             rows = local_rows(todo, settings)
         writer = stack.enter_context(TableWriter(out, set(contents.ok_by_file)))
         to_retry = 0
