@@ -46,6 +46,9 @@ COMMANDS = {
     "hand_apart": f"python benchmarks/eval_hand_apart.py --data {DATA}/train",
     "web_speed": "python benchmarks/web_speed.py --repeat 9",
     "batch_throughput": "python benchmarks/batch_throughput.py",
+    "batch_memory": "python benchmarks/batch_memory.py --runs 5 --copies 13",
+    "compare_batch_memory": "python benchmarks/compare_commits.py --against 34acc50 --rounds 3 -- batch_memory "
+                            "--runs 2 --copies 13",
     "calibration_curve": "python benchmarks/calibration_curve.py --parts dev,recoloured,artwork,riichi,hk",
     "learning_curve": "python benchmarks/learning_curve.py",
     "calibration_speed": "python benchmarks/calibration_speed.py",

@@ -105,6 +105,19 @@ def batch_throughput() -> str:
     return "\n".join(lines)
 
 
+def batch_memory() -> str:
+    """Peak memory of `fanscan batch` in process (benchmarks/batch_memory.py), and side by side with the commit before
+    the batch read photos on threads (compare_batch_memory.json)."""
+    result, side = load("batch_memory"), load("compare_batch_memory")
+    this, earlier = side["medians"]["median_peak_mb"]["this"], side["medians"]["median_peak_mb"]["earlier"]
+    wall_this, wall_earlier = side["medians"]["median_wall_s"]["this"], side["medians"]["median_wall_s"]["earlier"]
+    return (f"Peak resident memory of the in-process batch: {result['median_peak_mb']:.0f} MB (median of "
+            f"{len(result['runs'])} runs, {result['photos']} photos on {result['cpu_count']} cores: "
+            f"`{COMMANDS['batch_memory']}`). Side by side with {side['earlier_commit'][:7]}, which read one photo at a "
+            f"time ({side['rounds']} alternating rounds, `{COMMANDS['compare_batch_memory']}`): {this:.0f} vs "
+            f"{earlier:.0f} MB, in {wall_this:.1f} vs {wall_earlier:.1f} s.")
+
+
 MACHINES, CORES = 50, 8  # the estimate's assumptions, not measurements
 
 

@@ -47,6 +47,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "hand-apart": models.hand_apart,
     "web-speed": product.web_speed,
     "batch-throughput": product.batch_throughput,
+    "batch-memory": product.batch_memory,
     "million-photos": product.million_photos,
     "calibration-curve": models.calibration_curve,
     "learning-curve": models.learning_curve,
