@@ -47,6 +47,7 @@ COMMANDS = {
     "web_speed": "python benchmarks/web_speed.py --repeat 9",
     "batch_throughput": "python benchmarks/batch_throughput.py",
     "batch_memory": "python benchmarks/batch_memory.py --runs 5 --copies 13",
+    "batch_memory_workers": "python benchmarks/batch_memory.py --workers 2 --runs 3 --copies 13",
     "compare_batch_memory": "python benchmarks/compare_commits.py --against 34acc50 --rounds 3 -- batch_memory "
                             "--runs 2 --copies 13",
     "calibration_curve": "python benchmarks/calibration_curve.py --parts dev,recoloured,artwork,riichi,hk",

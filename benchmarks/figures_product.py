@@ -118,6 +118,15 @@ def batch_memory() -> str:
             f"{earlier:.0f} MB, in {wall_this:.1f} vs {wall_earlier:.1f} s.")
 
 
+def batch_memory_workers() -> str:
+    """Peak memory of each process of a `--workers` batch (benchmarks/batch_memory.py --workers)."""
+    result = load("batch_memory_workers")
+    return (f"With `--workers {result['workers']}` ({result['photos']} photos, {len(result['runs'])} runs: "
+            f"`{COMMANDS['batch_memory_workers']}`) the largest worker process peaked at a median "
+            f"{result['median_largest_worker_mb']:.0f} MB, and the batch process itself at "
+            f"{result['median_peak_mb']:.0f} MB (it scores photos too while the cluster starts)")
+
+
 MACHINES, CORES = 50, 8  # the estimate's assumptions, not measurements
 
 

@@ -48,6 +48,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "web-speed": product.web_speed,
     "batch-throughput": product.batch_throughput,
     "batch-memory": product.batch_memory,
+    "batch-memory-workers": product.batch_memory_workers,
     "million-photos": product.million_photos,
     "calibration-curve": models.calibration_curve,
     "learning-curve": models.learning_curve,

@@ -29,3 +29,42 @@ def test_side_by_side_figures_include_memory(monkeypatch):
     found = compare_commits.measured_leaves({"median_peak_mb": 135.0, "runs": [{"wall_s": 1.5, "rows": 60}],
                                              "note": "x", "flag": True})
     assert found == {"median_peak_mb": 135.0, "runs[0].wall_s": 1.5}
+
+
+def test_the_processes_a_batch_starts_are_found_with_their_own_peaks(monkeypatch):
+    import subprocess
+    import sys
+    import time
+
+    import pytest
+
+    if not Path("/proc/self/status").is_file():
+        pytest.skip("reads /proc (Linux)")
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import batch_memory
+
+    # A parent that starts a child holding 50 MB: the child is a descendant, with its own peak over 50 MB.
+    holder = "import time; block = bytearray(50 * 2**20); time.sleep(3)"
+    parent = subprocess.Popen([sys.executable, "-c",
+                               f"import subprocess, sys; subprocess.run([sys.executable, '-c', {holder!r}])"])
+    try:
+        deadline, peaks = time.monotonic() + 10, []
+        while time.monotonic() < deadline and not any(p > 50 for p in peaks):
+            peaks = [batch_memory.own_peak_mb(pid) or 0.0 for pid in batch_memory.descendants(parent.pid)]
+            time.sleep(0.1)
+        assert len(peaks) == 1 and peaks[0] > 50
+        assert batch_memory.own_peak_mb(parent.pid) < 50  # the parent holds no block of its own
+    finally:
+        parent.kill()
+        parent.wait()
+    assert batch_memory.own_peak_mb(parent.pid) is None  # gone
+
+
+def test_the_memory_benchmark_refuses_zero_workers(monkeypatch):
+    import pytest
+
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import batch_memory
+
+    with pytest.raises(SystemExit):
+        batch_memory.main(["--workers", "0"])
