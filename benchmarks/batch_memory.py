@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -25,20 +24,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from batch_throughput import SAMPLES, make_folder
 from results_file import ROOT, write_json
 
-SAMPLES = ROOT / "datasets" / "samples" / "images"
 OUT = ROOT / "benchmarks" / "results" / "batch_memory.json"
 OUT_WORKERS = ROOT / "benchmarks" / "results" / "batch_memory_workers.json"
-
-
-def copied_samples(into: Path, copies: int) -> int:
-    """The bundled samples copied `copies` times into `into`; how many photos."""
-    into.mkdir(parents=True, exist_ok=True)
-    for copy in range(copies):
-        for photo in sorted(SAMPLES.glob("*.jpg")):
-            shutil.copyfile(photo, into / f"{copy}_{photo.name}")
-    return len(list(into.glob("*.jpg")))
 
 
 SAMPLE_S = 0.05  # how often the batch's own processes are looked at (--workers)
@@ -77,8 +67,11 @@ def one_run(folder: Path, table: Path, workers: int | None = None) -> dict:
     process it started, by its own peak."""
     command = [sys.executable, "-m", "fanscan", "batch", str(folder), "--out", str(table),
                *(["--workers", str(workers)] if workers else [])]
+    errors_file = table.with_suffix(".stderr")
     started = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # stderr to a file, not a pipe: nothing reads a pipe until the batch ends, and a full one would stall it.
+    with errors_file.open("wb") as errors_out:
+        child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors_out)
     peaks: dict[int, float] = {}
     # Poll without reaping (WNOWAIT), so that `os.wait4` below still gets the child's own accounting.
     while workers and os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
@@ -89,10 +82,10 @@ def one_run(folder: Path, table: Path, workers: int | None = None) -> dict:
         time.sleep(SAMPLE_S)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - started
-    child.returncode = os.waitstatus_to_exitcode(status)
-    errors = child.stderr.read().decode(errors="replace") if child.stderr else ""
-    if child.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(command)} failed ({child.returncode}): {errors[-1000:]}")
+    exit_code = os.waitstatus_to_exitcode(status)
+    if exit_code not in (0, 1):
+        errors = errors_file.read_text(encoding="utf-8", errors="replace")
+        raise SystemExit(f"{' '.join(command)} failed ({exit_code}): {errors[-1000:]}")
     rows = sum(1 for _ in table.open(encoding="utf-8"))
     # ru_maxrss is in kilobytes on Linux; with workers it is the largest of the batch and the processes it waited for.
     result = {"peak_mb": round(usage.ru_maxrss / 1024, 1), "wall_s": round(wall, 2), "rows": rows}
@@ -114,9 +107,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--workers samples the workers in /proc: Linux only")
     with tempfile.TemporaryDirectory(prefix="fanscan-batch-memory-") as tmp:
         folder = Path(tmp) / "photos"
-        photos = copied_samples(folder, args.copies)
+        folder.mkdir()
+        photos = make_folder(SAMPLES, args.copies, folder)
         runs = [one_run(folder, Path(tmp) / f"table_{n}.jsonl", args.workers) for n in range(args.runs)]
     result = {"command": "python benchmarks/batch_memory.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+              # The cores the batch may use, counted here: compare_commits.py runs this on trees without
+              # fanscan.batch.local.cores.
               "photos": photos, "cpu_count": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
               else os.cpu_count(), "median_peak_mb": statistics.median(r["peak_mb"] for r in runs),
               "median_wall_s": statistics.median(r["wall_s"] for r in runs), "workers": args.workers, "runs": runs}
