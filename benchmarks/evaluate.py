@@ -384,8 +384,8 @@ TABLE_MEASURES = ("recall", "precision", "end_to_end_accuracy", "end_to_end_as_p
 
 def evaluate_all(pipeline, data_root: Path = SHARED_DATA, limit: int | None = None,
                  sets: Sequence[DevelopmentSet] = DEVELOPMENT_SETS) -> dict:
-    """Every development set through one pipeline: {set name: its summary, per photo left out}; a set whose folder
-    is missing (the close-ups before `close_ups.py` ran) is reported as missing, not measured."""
+    """Every development set through one pipeline: {set name: its row (`development_row`)}; a set whose data is
+    missing (its folder, or a source `close_ups.py` builds from) is reported as missing, not measured."""
     import tempfile
 
     rows: dict[str, dict] = {}
