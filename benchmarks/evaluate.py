@@ -65,7 +65,10 @@ from fanscan.vision.proposal import HandProposal
 from fanscan.vision.yolo_data import LabelledImage, find_data_yaml, iter_split, read_class_names
 from results_file import ROOT, shown_path, write_json
 
+from fanscan import models
+
 IOU = 0.5
+CLOSE_UP_MODEL = models.model_path(models.CLOSE_UP_DETECTOR)  # what the product reads close-ups with
 SQUEEZE_RANGE = (3, 8)  # --squeeze: the private "squeezed photos" set is squeezed 3-8x
 HAND_TILES = (13, 18)  # one hand: 13 or 14 tiles, up to 18 with four kongs
 SQUEEZED, FEW, HAND, TABLE = "squeezed photos", "few tiles", "hand rows", "table photos"
@@ -484,9 +487,11 @@ def add_arguments(parser: argparse.ArgumentParser, data_required: bool = True) -
 
 def make_pipeline(detector_path: Path | None = None, classifier_path: Path | None = None,
                   threshold: float | None = None, profile: Path | None = None, scale_pass: bool = True,
-                  aspect_search: bool = True, merge_splits: bool = True, second_reader: Path | None = None):
+                  aspect_search: bool = True, merge_splits: bool = True, second_reader: Path | None = None,
+                  close_up_detector: Path | None = CLOSE_UP_MODEL):
     """The product's pipeline with the given (default: shipped) models, one onnxruntime thread each; with
-    `second_reader` (a PP-OCR rec ONNX), the text recogniser asked about doubtful crops (`vision.second_reader`)."""
+    `second_reader` (a PP-OCR rec ONNX), the text recogniser asked about doubtful crops (`vision.second_reader`);
+    `close_up_detector` reads the photos the scale pass calls close-ups (`vision.scale.read_close_up`; None: off)."""
     from dataclasses import replace
 
     from fanscan.vision.classify import TileClassifier
@@ -502,8 +507,12 @@ def make_pipeline(detector_path: Path | None = None, classifier_path: Path | Non
         from fanscan.vision.second_reader import SecondReader
 
         reader = SecondReader(second_reader, threads=1)
+    close_up = None
+    if close_up_detector is not None:
+        close_up = TileDetector(close_up_detector, threads=1)
+        close_up.merge_splits = merge_splits
     return Pipeline(detector, TileClassifier(classifier_path, threads=1, profile=profile), scale_pass=scale_pass,
-                    aspect_search=aspect_search, second_reader=reader)
+                    aspect_search=aspect_search, second_reader=reader, close_up_detector=close_up)
 
 
 def print_summary(result: dict) -> None:
@@ -531,6 +540,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--detector", type=Path, help="detector ONNX (default: the shipped one)")
     parser.add_argument("--classifier", type=Path, help="classifier ONNX (default: the shipped one)")
     parser.add_argument("--no-scale-pass", action="store_true", help="switch the scale pass off (to measure it)")
+    parser.add_argument("--close-up-detector", type=Path, default=CLOSE_UP_MODEL,
+                        help="detector ONNX that reads the photos the scale pass calls close-ups (default: the "
+                             "shipped close-up model)")
+    parser.add_argument("--no-close-up-detector", action="store_true",
+                        help="read close-ups with the first detector too (to measure the close-up detector)")
     parser.add_argument("--no-aspect-search", action="store_true",
                         help="switch the squeezed-photo search off (to measure it)")
     parser.add_argument("--no-split-merge", action="store_true",
@@ -543,7 +557,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         pipeline = make_pipeline(args.detector, args.classifier, profile=args.profile,
                                  scale_pass=not args.no_scale_pass, aspect_search=not args.no_aspect_search,
-                                 merge_splits=not args.no_split_merge, second_reader=args.second_reader)
+                                 merge_splits=not args.no_split_merge, second_reader=args.second_reader,
+                                 close_up_detector=None if args.no_close_up_detector else args.close_up_detector)
         if args.all:
             chosen = DEVELOPMENT_SETS
             if args.sets:
@@ -562,7 +577,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.all:
         result["passes"] = {"scale_pass": not args.no_scale_pass, "aspect_search": not args.no_aspect_search,
-                            "split_merge": not args.no_split_merge}
+                            "split_merge": not args.no_split_merge,
+                            "close_up_detector": None if args.no_close_up_detector else args.close_up_detector.name}
         table = markdown_table(result)
         print(table, end="")
         if args.markdown:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -41,6 +42,7 @@ from fanscan.vision.onnx_model import call_threads, json_floats, open_model
 from fanscan import models
 
 DEFAULT_MODEL = models.model_path(models.DETECTOR)
+CLOSE_UP_MODEL = models.model_path(models.CLOSE_UP_DETECTOR)
 # A box wider than tall by this factor is a tile lying sideways (tiles are ~0.75 as wide as tall).
 SIDEWAYS_ASPECT = 1.0
 # Refine when the median tile is shorter than this at the input and the photo has the pixels to zoom in.
@@ -489,6 +491,28 @@ def make_tile(box: np.ndarray, score: float) -> DetectedTile:
 def default_detector() -> TileDetector:
     """The shipped model, loaded once per process."""
     return TileDetector()
+
+
+class DetectorOnFirstUse:
+    """A `TileDetector` opened the first time it is asked for (`get`): a model most photos never need (the close-up
+    detector) then costs no load time and no session memory in a process that never reads a close-up. Thread-safe:
+    readers sharing a pipeline open it once."""
+
+    def __init__(self, model_path: str | Path, threads: int | None = None, one_call_at_a_time: bool = False) -> None:
+        self.model_path = Path(model_path)
+        self._settings = {"threads": threads, "one_call_at_a_time": one_call_at_a_time}
+        self._lock = threading.Lock()
+        self._detector: TileDetector | None = None
+
+    @property
+    def opened(self) -> bool:
+        return self._detector is not None
+
+    def get(self) -> TileDetector:
+        with self._lock:
+            if self._detector is None:
+                self._detector = TileDetector(self.model_path, **self._settings)
+            return self._detector
 
 
 def detect(image_bgr: np.ndarray, model: TileDetector | None = None) -> list[DetectedTile]:

@@ -20,11 +20,18 @@ import numpy as np
 from fanscan.scoring.errors import FanscanError
 from fanscan.vision.aspect import AspectFix, natural_aspect, stretched_back, unsqueeze
 from fanscan.vision.crops import DEFAULT_SPEC, CropSpec, crop_tiles
-from fanscan.vision.detect import REFINE_FEWER_THAN, DetectedTile, TileDetector, default_detector
+from fanscan.vision.detect import (
+    CLOSE_UP_MODEL,
+    REFINE_FEWER_THAN,
+    DetectedTile,
+    DetectorOnFirstUse,
+    TileDetector,
+    default_detector,
+)
 from fanscan.vision.group import ObservedTile, choose_reading
 from fanscan.vision.load import LoadedImage, load_image
 from fanscan.vision.proposal import HandProposal, build_proposal
-from fanscan.vision.scale import ScalePass, zoom_out
+from fanscan.vision.scale import ScalePass, read_close_up
 
 # How many classifier candidates each tile carries into the reading search.
 TOP_K = 5
@@ -62,12 +69,20 @@ class Pipeline:
 
     def __init__(self, detector: TileDetector | None = None, classifier=None, top_k: int = TOP_K,
                  aspect_search: bool = True, profile: str | Path | None = None, scale_pass: bool = True,
-                 second_reader=None) -> None:
+                 second_reader=None,
+                 close_up_detector: TileDetector | DetectorOnFirstUse | str | None = "shipped") -> None:
         """`aspect_search`: look again at a photo that seems squeezed along one axis (`vision.aspect`); off only to
         measure what it costs or brings. `scale_pass`: look again at a close-up, shrunk (`vision.scale`); off
         likewise. `profile`: a set profile file of `fanscan calibrate` for the shipped
         classifier (not with `classifier`). `second_reader`: a `vision.second_reader.SecondReader` (or anything
-        with its `read`) asked about the crops the classifier doubts (`vision.second_reader.second_opinions`)."""
+        with its `read`) asked about the crops the classifier doubts (`vision.second_reader.second_opinions`).
+        `close_up_detector`: what reads the photos the scale pass calls close-ups (`vision.scale.read_close_up`);
+        "shipped" (the default): the shipped close-up model, opened on first use, but only with the shipped
+        detector (a caller measuring its own `detector` gets no second net unless it names one); None: off."""
+        if close_up_detector == "shipped":
+            close_up_detector = DetectorOnFirstUse(CLOSE_UP_MODEL) if detector is None and CLOSE_UP_MODEL.is_file() \
+                else None
+        self.close_up_detector = close_up_detector
         self.detector = detector or default_detector()
         if classifier is not None and profile is not None:
             raise ValueError("give a profile to the TileClassifier you pass, not to the Pipeline")
@@ -117,9 +132,9 @@ class Pipeline:
             # A close-up (few large or nested boxes) is looked at again shrunk (vision.scale); timed apart when it
             # runs, so that a caller can tell how often it does.
             zoom_started = time.perf_counter()
-            scaled = zoom_out(pixels, functools.partial(self.detector.detect, refine=False), detections, weak_evidence)
+            scaled = read_close_up(pixels, self.detector, detections, self._close_up_reader())
             detections = scaled.detections
-            if scaled.fired:
+            if scaled.fired or scaled.read_by_close_up_detector:
                 timings["scale_pass"] = round((time.perf_counter() - zoom_started) * 1000, 2)
         shrunk, fix = pixels, AspectFix()
         if self.aspect_search:
@@ -148,6 +163,15 @@ class Pipeline:
         size = (round(width / scale), round(height / scale))
         timings["total"] = round((time.perf_counter() - started) * 1000, 2)
         return build_proposal(tiles, grouping, name, size, boxes=boxes, timings_ms=timings, turns=turns)
+
+    def _close_up_reader(self):
+        """The call that gives the close-up detector (None: there is none)."""
+        reader = self.close_up_detector
+        if reader is None:
+            return None
+        if isinstance(reader, DetectorOnFirstUse):
+            return reader.get
+        return lambda: reader
 
     def _read_finer(self, finer, started: float) -> HandProposal:
         """The proposal of a photo decoded coarse first whose tiles are too small, too few or squeezed there: read
@@ -198,8 +222,11 @@ def _loaded_pipeline(profile: str | None, threads: int | None) -> Pipeline:
 
     # Set threads are for callers that read one photo a core on threads sharing this pipeline (a local batch): each
     # network runs one call at a time, so that its activations are held once while the threads still overlap.
+    close_up = (DetectorOnFirstUse(CLOSE_UP_MODEL, threads, one_call_at_a_time=True) if CLOSE_UP_MODEL.is_file()
+                else None)
     return Pipeline(TileDetector(threads=threads, one_call_at_a_time=True),
-                    TileClassifier(threads=threads, profile=profile, one_call_at_a_time=True))
+                    TileClassifier(threads=threads, profile=profile, one_call_at_a_time=True),
+                    close_up_detector=close_up)
 
 
 def default_threads() -> int | None:

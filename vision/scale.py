@@ -34,8 +34,10 @@ tiles alone, the weak-evidence condition and `MERGE_IOU` 0.4 come from the dev p
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -121,6 +123,7 @@ class ScalePass:
     shrunk_view_found: int = 0
     kept: bool = True  # False: the pass ran but its boxes were no better than the first pass's (`better_look`)
     large: bool = True  # the boxes are large in the photo (median long side at least LARGE_SHARE of its long side)
+    read_by_close_up_detector: bool = False  # the photo was read again by the close-up detector (`read_close_up`)
 
     @property
     def close_up(self) -> bool:
@@ -203,3 +206,29 @@ def zoom_out(image: np.ndarray, detect: Callable[[np.ndarray], list[DetectedTile
     kept = better_look(first, merged, SHAPE_SLACK)
     detections = merged if kept else first
     return ScalePass(detections, True, len(zoomed), kept, _large(detections, image.shape))
+
+
+# A first look that calls for the scale pass (`needs_zoom_out`) with fewer boxes than this is a close-up of one or a
+# few tiles, and the close-up detector (models/tile_detector_close_up.onnx: the shipped net fine-tuned on one to four
+# large tiles on a sheet) reads the photo again, its own first look and scale pass. Chosen on dev, dev squeezed,
+# both other makers' sets and the built close-ups (`benchmarks/evaluate.py --all`, session 11): routing every photo
+# the pass fires on (at most `FEW_BOXES` boxes) cost riichi-table-leomiura 3 of its 580 tiles (its frames of 8-9
+# tiles at the edge of the table), fewer than 5 lost the precision on hk-crops (0.620 -> 0.543); fewer than 8 left
+# dev, dev squeezed and riichi as they were. A photo of a hand or a table never reaches it.
+CLOSE_UP_FEWER_THAN = 8
+
+
+def read_close_up(image: np.ndarray, detector: Any, first: list[DetectedTile],
+                  close_up: Callable[[], Any] | None = None) -> ScalePass:
+    """The scale pass over `detector`'s first look `first` (`zoom_out`). With `close_up` (a call that gives the
+    close-up detector, opened on first use), a first look of a close-up (`needs_zoom_out`, fewer than
+    `CLOSE_UP_FEWER_THAN` boxes) is replaced: the close-up detector looks at the photo, then its own scale pass runs,
+    and `read_by_close_up_detector` says so."""
+    weak_evidence = detector.info.weak_evidence
+    if close_up is not None and len(first) < CLOSE_UP_FEWER_THAN and needs_zoom_out(first, image.shape,
+                                                                                        weak_evidence):
+        reader = close_up()
+        own_first = reader.detect(image, refine=False)
+        result = zoom_out(image, functools.partial(reader.detect, refine=False), own_first, reader.info.weak_evidence)
+        return replace(result, read_by_close_up_detector=True)
+    return zoom_out(image, functools.partial(detector.detect, refine=False), first, weak_evidence)
