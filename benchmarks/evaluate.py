@@ -57,6 +57,7 @@ from fanscan.vision import splits
 from fanscan.vision.aspect import SQUEEZED_ASPECT  # the same bar as the pipeline's squeezed-photo search
 from fanscan.vision.crops import DEFAULT_SPEC, crop_box
 from fanscan.vision.dataset_classes import guess_table
+from fanscan.vision.detect import CLOSE_UP_MODEL  # what the product reads close-ups with
 from fanscan.vision.detection_metrics import match
 from fanscan.vision.group import NONE
 from fanscan.vision.load import LoadedImage, load_image
@@ -65,10 +66,7 @@ from fanscan.vision.proposal import HandProposal
 from fanscan.vision.yolo_data import LabelledImage, find_data_yaml, iter_split, read_class_names
 from results_file import ROOT, shown_path, write_json
 
-from fanscan import models
-
 IOU = 0.5
-CLOSE_UP_MODEL = models.model_path(models.CLOSE_UP_DETECTOR)  # what the product reads close-ups with
 SQUEEZE_RANGE = (3, 8)  # --squeeze: the private "squeezed photos" set is squeezed 3-8x
 HAND_TILES = (13, 18)  # one hand: 13 or 14 tiles, up to 18 with four kongs
 SQUEEZED, FEW, HAND, TABLE = "squeezed photos", "few tiles", "hand rows", "table photos"

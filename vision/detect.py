@@ -515,6 +515,12 @@ class DetectorOnFirstUse:
             return self._detector
 
 
+def shipped_close_up_detector(threads: int | None = None,
+                              one_call_at_a_time: bool = False) -> DetectorOnFirstUse | None:
+    """The shipped close-up model (`CLOSE_UP_MODEL`), opened on first use; None where the file is not installed."""
+    return DetectorOnFirstUse(CLOSE_UP_MODEL, threads, one_call_at_a_time) if CLOSE_UP_MODEL.is_file() else None
+
+
 def detect(image_bgr: np.ndarray, model: TileDetector | None = None) -> list[DetectedTile]:
     """Every tile proposed in a BGR photo, best score first (see the module doc for the method and its limits)."""
     return (model or default_detector()).detect(image_bgr)

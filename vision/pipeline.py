@@ -21,12 +21,12 @@ from fanscan.scoring.errors import FanscanError
 from fanscan.vision.aspect import AspectFix, natural_aspect, stretched_back, unsqueeze
 from fanscan.vision.crops import DEFAULT_SPEC, CropSpec, crop_tiles
 from fanscan.vision.detect import (
-    CLOSE_UP_MODEL,
     REFINE_FEWER_THAN,
     DetectedTile,
     DetectorOnFirstUse,
     TileDetector,
     default_detector,
+    shipped_close_up_detector,
 )
 from fanscan.vision.group import ObservedTile, choose_reading
 from fanscan.vision.load import LoadedImage, load_image
@@ -80,8 +80,7 @@ class Pipeline:
         "shipped" (the default): the shipped close-up model, opened on first use, but only with the shipped
         detector (a caller measuring its own `detector` gets no second net unless it names one); None: off."""
         if close_up_detector == "shipped":
-            close_up_detector = DetectorOnFirstUse(CLOSE_UP_MODEL) if detector is None and CLOSE_UP_MODEL.is_file() \
-                else None
+            close_up_detector = shipped_close_up_detector() if detector is None else None
         self.close_up_detector = close_up_detector
         self.detector = detector or default_detector()
         if classifier is not None and profile is not None:
@@ -222,11 +221,9 @@ def _loaded_pipeline(profile: str | None, threads: int | None) -> Pipeline:
 
     # Set threads are for callers that read one photo a core on threads sharing this pipeline (a local batch): each
     # network runs one call at a time, so that its activations are held once while the threads still overlap.
-    close_up = (DetectorOnFirstUse(CLOSE_UP_MODEL, threads, one_call_at_a_time=True) if CLOSE_UP_MODEL.is_file()
-                else None)
     return Pipeline(TileDetector(threads=threads, one_call_at_a_time=True),
                     TileClassifier(threads=threads, profile=profile, one_call_at_a_time=True),
-                    close_up_detector=close_up)
+                    close_up_detector=shipped_close_up_detector(threads, one_call_at_a_time=True))
 
 
 def default_threads() -> int | None:
