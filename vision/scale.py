@@ -144,12 +144,12 @@ def shrunk_into_canvas(image: np.ndarray, factor: float = ZOOM_OUT) -> tuple[np.
     """The photo shrunk `factor` times, centred in a canvas of its own size filled with the median colour of its
     border; and where the shrunk photo's top-left corner lies in the canvas.
 
-    Other fills, measured with `evaluate.py --all` (session 12; recall / precision / end-to-end, dev, dev squeezed and
-    riichi-table-leomiura unchanged by all): the border colour (shipped) hk-crops .781 / .620 / .699, close-ups
-    .849 / .890 / .795; grey 114: hk .863 / .708 / .740, close-ups .777 / .837 / .708; the border colour halved: hk
-    .849 / .697 / .753, close-ups .786 / .841 / .711; both canvases, keeping the one whose boxes score higher: hk
-    .836 / .693 / .753, close-ups .783 / .841 / .729. An hk crop is one tile filling the frame: its border is the
-    tile's own rim, and the shrunk tile vanishes into a canvas of that colour; a tile on a sheet wants the sheet's
+    Other fills, measured with `evaluate.py --all` (session 12; recall / precision / end-to-end; dev, dev squeezed and
+    riichi-table-leomiura within 0.005 of the shipped for all): the border colour (shipped) hk-crops .781 / .620 / .699,
+    close-ups .849 / .890 / .795; grey 114: hk .863 / .708 / .740, close-ups .777 / .837 / .708; the border colour
+    halved: hk .849 / .697 / .753, close-ups .786 / .841 / .711; both canvases, keeping the one whose boxes score
+    higher: hk .836 / .693 / .753, close-ups .783 / .841 / .729. An hk crop is one tile filling the frame: its border is
+    the tile's own rim, and the shrunk tile vanishes into a canvas of that colour; a tile on a sheet wants the sheet's
     colour around it, and the detector scores its boxes on a dark canvas higher either way."""
     height, width = image.shape[:2]
     small_w, small_h = max(1, round(width / factor)), max(1, round(height / factor))

@@ -57,8 +57,8 @@ REACH = ((0.10, 0.1), (0.25, 0.03))
 # of the tiles' embeddings in the directions the head ignores (riichi 3.03-3.11, construction 3.33-3.38, but its
 # recoloured copy, also a mix, 3.10-3.13, and hk-crops 3.54: no margin to set a bar on). Fits tried: one transform of
 # the embedding shared by all kinds (full or per-feature: riichi 0.941-0.960, construction 0.894-0.929); the
-# classifier's own embeddings of 7,723 training-session tiles as labelled anchors in fits under penalty 0.1 (branch
-# experiment-anchors): a free head then reads the construction 0.935 instead of 0.825, but through REACH and the
+# classifier's own embeddings of 7,723 training-session tiles as labelled anchors in fits under penalty 0.1 (session
+# 12's note on issue 18): a free head then reads the construction 0.935 instead of 0.825, but through REACH and the
 # cross-validation the curves moved within noise (riichi 0.938 / 0.952-0.955 / 0.966-0.967 for 1 / 2 / 4 photos,
 # construction 0.9366 / 0.9384 / 0.9416, hk 0.986 / 0.973 / 0.973), the rendered artwork set lost 0.002-0.004 at
 # 2 and 4 photos and building took 2-3x longer there: not shipped.
