@@ -43,10 +43,38 @@ PHOTO = np.full((480, 640, 3), 240, np.uint8)
 def test_a_close_up_of_one_tile_is_read_by_the_close_up_detector():
     first_net, close_net = CountingDetector([]), CountingDetector([tile(200, 60, 420, 400, 0.9)])
     result = scale.read_close_up(PHOTO, first_net, [tile(200, 60, 420, 220, 0.3)], lambda: close_net)
-    assert result.read_by_close_up_detector
-    assert first_net.calls == 0  # neither its shrunk view nor anything else
+    assert result.read_by_close_up_detector and result.close_up_kept
+    assert first_net.calls == 1  # its shrunk view only, to see whether its own reading found more tiles
     assert close_net.calls >= 1
     assert len(result.detections) >= 1
+
+
+class ScriptedDetector(CountingDetector):
+    """A stand-in detector that finds these boxes on the photo and nothing on the shrunk view."""
+
+    def detect(self, image: np.ndarray, refine: bool = True) -> list:
+        self.calls += 1
+        return list(self.boxes) if self.calls == 1 else []
+
+
+def test_a_run_of_tiles_the_close_up_net_takes_for_one_box_keeps_the_first_nets_tiles():
+    # Three tiles side by side, found weakly by the first net; the close-up net sees one box around the run. The
+    # tiles cover 3 x 60 x 80 / (192 x 100) = 0.75 of that box: tiles of a group, not pieces of one tile.
+    run = [tile(200 + 62 * i, 200, 260 + 62 * i, 280, 0.45) for i in range(3)]
+    first_net, close_net = CountingDetector([]), ScriptedDetector([tile(196, 190, 388, 290, 0.4)])
+    result = scale.read_close_up(PHOTO, first_net, run, lambda: close_net)
+    assert result.read_by_close_up_detector and not result.close_up_kept
+    assert [d.box for d in result.detections] == [d.box for d in run]
+
+
+def test_a_tiles_dots_found_as_boxes_do_not_outdo_the_close_up_nets_tile():
+    # Four dots of one tile (4 x 50 x 50 = 0.13 of the tile's 240 x 320), as well scored as the close-up net's tile.
+    dots = [tile(x, y, x + 50, y + 50, 0.45) for x in (230, 360) for y in (140, 330)]
+    whole = tile(200, 100, 440, 420, 0.4)
+    first_net, close_net = CountingDetector([]), ScriptedDetector([whole])
+    result = scale.read_close_up(PHOTO, first_net, dots, lambda: close_net)
+    assert result.read_by_close_up_detector and result.close_up_kept
+    assert [d.box for d in result.detections] == [whole.box]
 
 
 def test_a_hand_never_reaches_the_close_up_detector():
