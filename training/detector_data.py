@@ -347,10 +347,12 @@ def cuttable(item: TrainImage) -> bool:
     return len(item.boxes) > 0 and not item.repaired and not len(item.ignore)
 
 
-def paper_close_up(item: TrainImage, size: int, rng: np.random.Generator
+def paper_close_up(item: TrainImage, size: int, rng: np.random.Generator,
+                   run_share: tuple[float, float] = PAPER_RUN_SHARE
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """A run of 1-4 neighbouring tiles of `item` cut out and laid on a sheet (`paper_sheet`), the run's long side
-    `PAPER_RUN_SHARE` of `size`, somewhere in the sheet's central `size` x `size`; a faint shadow under it.
+    `run_share` of `size` (default `PAPER_RUN_SHARE`), somewhere in the sheet's central `size` x `size`; a faint
+    shadow under it.
 
     Returns (sheet image of side `PAPER_SHEET` x `size`, the run's boxes, ignored boxes: other tiles the cut shows
     a part of), or None when the photo has no tile to cut cleanly. Only `cuttable` photos are cut, and a cut another
@@ -388,7 +390,7 @@ def paper_close_up(item: TrainImage, size: int, rng: np.random.Generator
     if cx1 - cx0 < 8 or cy1 - cy0 < 8:
         return None
     cut = item.image[cy0:cy1, cx0:cx1]
-    scale = rng.uniform(*PAPER_RUN_SHARE) * size / max(cx1 - cx0, cy1 - cy0)
+    scale = rng.uniform(*run_share) * size / max(cx1 - cx0, cy1 - cy0)
     out_w, out_h = max(2, round((cx1 - cx0) * scale)), max(2, round((cy1 - cy0) * scale))
     if out_w > size or out_h > size:
         return None
@@ -412,10 +414,10 @@ def paper_close_up(item: TrainImage, size: int, rng: np.random.Generator
             (parts * np.float32(scale) + shift).astype(np.float32).reshape(-1, 4))
 
 
-def rendered_close_up(faces: list[Face], size: int, rng: np.random.Generator
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def rendered_close_up(faces: list[Face], size: int, rng: np.random.Generator,
+                      run_share: tuple[float, float] = PAPER_RUN_SHARE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """1-4 rendered tiles of one set (ivory body, a face of the classifier's artwork, the side showing) on a sheet,
-    touching in a row or lying apart, the group's long side `PAPER_RUN_SHARE` of `size`: sharp large tiles of many
+    touching in a row or lying apart, the group's long side `run_share` of `size`: sharp large tiles of many
     face styles, which the training photos' own tiles, cut and enlarged, are not. Same return as `paper_close_up`;
     each box is the tile as seen (front and side)."""
     count = int(rng.choice(PAPER_RUN_LENGTHS))
@@ -423,7 +425,7 @@ def rendered_close_up(faces: list[Face], size: int, rng: np.random.Generator
     gap = 0.0 if rng.random() < 0.6 else rng.uniform(0.1, 1.0)  # between tiles, in tile widths
     depth_share = rng.uniform(0.0, 0.15)  # the side's visible depth, in tile widths
     span = count * aspect + (count - 1) * gap * aspect + depth_share * aspect
-    long_side = rng.uniform(*PAPER_RUN_SHARE) * size
+    long_side = rng.uniform(*run_share) * size
     height = long_side / max(span, 1.0 + depth_share * aspect)
     width = max(4, round(height * aspect))
     height = max(6, round(height))
@@ -498,18 +500,19 @@ def random_sample(
     item: TrainImage, size: int, rng: np.random.Generator, back_masks: list[np.ndarray], composite_p: float = 0.6,
     relay_p: float = 0.0, rotate_p: float = 0.0, stretch_p: float = 0.0, wide_rotate_p: float = 0.0,
     paper_p: float = 0.0, paper_faces: list[Face] | None = None,
+    paper_run_share: tuple[float, float] = PAPER_RUN_SHARE,
 ) -> Sample:
     """One augmented `size` x `size` training crop of `item` with its positive and ignored boxes. A share `paper_p`
     of them are close-ups on a sheet: rendered tiles (`rendered_close_up`, half of them when `paper_faces` are
-    given) or tiles of `item` cut out (`paper_close_up`)."""
+    given) or tiles of `item` cut out (`paper_close_up`), the run's long side `paper_run_share` of `size`."""
     image, boxes = item.image, item.boxes
     ignored = np.zeros((0, 4), np.float32)
     paper = None
     if paper_p and rng.random() < paper_p:
         if paper_faces and rng.random() < RENDERED_SHARE:
-            paper = rendered_close_up(paper_faces, size, rng)
+            paper = rendered_close_up(paper_faces, size, rng, paper_run_share)
         else:
-            paper = paper_close_up(item, size, rng)
+            paper = paper_close_up(item, size, rng, paper_run_share)
     if paper is not None:
         image, boxes, ignored = paper
     elif back_masks and relay_p and len(boxes) and rng.random() < relay_p:

@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import onnx
 import torch
 from fanscan.scoring.errors import FanscanError
 from fanscan.training import detector_data as dd
@@ -22,9 +21,6 @@ from fanscan.training import train_detector as td
 from fanscan.training.detector_net import DetectorNet
 from fanscan.training.onnx_weights import load_onnx_weights
 from fanscan.vision.splits import session_of
-
-# Metadata the export writes itself or that describes the shipped training, not the model's behaviour.
-OWN_METADATA = ("training_steps", "training_command", "training_data", "licence_note")
 
 
 def finetune(data_dir: Path, out_dir: Path, steps: int, base_model: Path, held_out_fraction: float = 0.25,
@@ -51,7 +47,7 @@ def finetune(data_dir: Path, out_dir: Path, steps: int, base_model: Path, held_o
     tuned = DetectorNet()
     tuned.load_state_dict(torch.load(final, map_location="cpu", weights_only=False)["model"])
     after = td.evaluate_torch(tuned, val_images) if val_images else None
-    shipped_meta = {p.key: p.value for p in onnx.load(str(base_model)).metadata_props if p.key not in OWN_METADATA}
+    shipped_meta = td.inherited_metadata(base_model)
     command = f"fanscan train detector --data {data_dir} --out {out_dir} --steps {steps}"
     model_out = td.export_onnx(final, out_dir / "tile_detector.onnx",
                                {**shipped_meta, "training_command": command, "fine_tuned_from": base_model.name})

@@ -65,7 +65,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="share of photo sessions held out (the development split, fanscan.vision.splits)")
     p.add_argument("--checkpoint-every", type=int, default=50)
     p.add_argument("--init-from", type=Path, default=None,
-                   help="start from these weights (a fine-tuning run: fresh optimizer and schedule)")
+                   help="start from these weights, a checkpoint or an exported .onnx (a fine-tuning run: fresh "
+                        "optimizer and schedule)")
     p.add_argument("--warmup", type=int, default=50, help="steps of linear learning-rate warm-up")
     p.add_argument("--freeze-bn", action="store_true",
                    help="keep batch norms fixed (fine-tuning from ONNX weights, whose batch norms are folded)")
@@ -74,6 +75,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--paper-p", type=float, default=0.0,
                    help="share of samples that are 1-4 tiles of a photo laid on a sheet, large in the frame "
                         "(detector_data.paper_close_up)")
+    p.add_argument("--paper-run-share", type=float, nargs=2, default=list(dd.PAPER_RUN_SHARE),
+                   metavar=("LOW", "HIGH"),
+                   help="the sheet's run of tiles has its long side this share of the crop, drawn evenly between "
+                        "(default %(default)s; the close-up detector of session 13: 0.1 0.95, so that a run of "
+                        "small tiles on a sheet, as the scale pass's shrunk view shows it, is seen as tiles)")
     p.add_argument("--face-artwork", type=Path, default=DEFAULT_FACE_ARTWORK,
                    help="tile face artwork for the rendered sheets of --paper-p (the classifier's, ../shared/artwork)")
     p.add_argument("--distil", type=float, default=0.0,
@@ -92,6 +98,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--artwork", type=Path, default=DEFAULT_ARTWORK, help="folder with */Back.svg tile backs")
     p.add_argument("--export", type=Path, default=None, help="write the trained model here as ONNX")
     p.add_argument("--smoke", action="store_true", help="a few tiny steps, for CI")
+    p.add_argument("--meta-from", type=Path, default=None,
+                   help="with --export: keep this exported model's metadata (decoding, role), bar its training's "
+                        "(the model fine-tuned from it); --meta entries override it")
     p.add_argument("--export-from", type=Path, default=None,
                    help="skip training: export this checkpoint (last.ckpt, final.pt, stepN.ckpt) to --export")
     p.add_argument("--score-threshold", type=float, default=0.3, help="written into the exported model")
@@ -139,6 +148,19 @@ def sheet_faces(args: argparse.Namespace, out: Path) -> list[Face]:
     return faces
 
 
+def initial_weights(path: Path) -> dict:
+    """The state dict of `--init-from`: a checkpoint's weights, or an exported model's read back from its ONNX
+    (`onnx_weights.load_onnx_weights`: batch norms folded, so fine-tune with them frozen)."""
+    import torch
+
+    if path.suffix == ".onnx":
+        from fanscan.training.detector_net import DetectorNet
+        from fanscan.training.onnx_weights import load_onnx_weights
+
+        return load_onnx_weights(DetectorNet(), path, prefix="net.").state_dict()
+    return torch.load(path, map_location="cpu", weights_only=False)["model"]
+
+
 def make_batch(images: list[dd.TrainImage], masks: list[np.ndarray], args: argparse.Namespace, step: int,
                faces: list[Face] | None = None, cut_from: list[dd.TrainImage] | None = None):
     """One batch: inputs, the five targets of `dd.encode_targets`, and which samples are sheets (`--paper-p`, drawn
@@ -154,7 +176,8 @@ def make_batch(images: list[dd.TrainImage], masks: list[np.ndarray], args: argpa
         sample = dd.random_sample(pool[int(rng.integers(len(pool)))], args.size, rng, masks,
                                   relay_p=args.relay_p, rotate_p=args.rotate_p,
                                   stretch_p=args.stretch_p, wide_rotate_p=args.wide_rotate_p,
-                                  paper_p=1.0 if paper else 0.0, paper_faces=faces)
+                                  paper_p=1.0 if paper else 0.0, paper_faces=faces,
+                                  paper_run_share=tuple(args.paper_run_share))
         rgb = sample.image[:, :, ::-1].astype(np.float32) / 255.0
         fields[0].append(((rgb - np.array(MEAN, np.float32)) / np.array(STD, np.float32)).transpose(2, 0, 1))
         for i, value in enumerate(dd.encode_targets(sample, args.size), start=1):
@@ -241,7 +264,7 @@ def train(args: argparse.Namespace) -> Path:
         log(args.out, f"resumed from {checkpoint} at step {start}")
     else:
         if args.init_from:
-            model.load_state_dict(torch.load(args.init_from, map_location="cpu", weights_only=False)["model"])
+            model.load_state_dict(initial_weights(args.init_from))
             log(args.out, f"weights from {args.init_from}")
         log(args.out, f"start: {len(images)} photos ({len(val_images)} held out), {count_parameters(model)} params, "
                       f"args {json.dumps({k: str(v) for k, v in vars(args).items()})}")
@@ -250,7 +273,7 @@ def train(args: argparse.Namespace) -> Path:
         if not args.init_from:
             raise SystemExit("--distil needs --init-from (the net to stay close to)")
         teacher = DetectorNet()
-        teacher.load_state_dict(torch.load(args.init_from, map_location="cpu", weights_only=False)["model"])
+        teacher.load_state_dict(initial_weights(args.init_from))
         teacher.eval()
     t0 = time.time()
     for step in range(start, args.steps):
@@ -315,6 +338,18 @@ def train(args: argparse.Namespace) -> Path:
                 "val_groups": sorted(val_groups)}, final)
     log(args.out, f"done: {final}")
     return final
+
+
+# Metadata the export writes itself or that describes the shipped training, not the model's behaviour.
+OWN_METADATA = ("training_steps", "training_command", "training_data", "licence_note")
+
+
+def inherited_metadata(base_model: Path) -> dict[str, str]:
+    """The metadata of an exported model that a model fine-tuned from it keeps: its decoding (score threshold,
+    box-size calibration, ...) and role, not what describes its own training (`OWN_METADATA`)."""
+    import onnx
+
+    return {p.key: p.value for p in onnx.load(str(base_model)).metadata_props if p.key not in OWN_METADATA}
 
 
 def export_onnx(weights: Path, onnx_path: Path, extra_meta: dict[str, str] | None = None) -> Path:
@@ -410,6 +445,8 @@ def main(argv: list[str] | None = None) -> int:
         write_val_split(args)
         return 0
     extra = {"score_threshold": str(args.score_threshold)}
+    if args.meta_from:
+        extra.update(inherited_metadata(args.meta_from))
     for item in args.meta:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
