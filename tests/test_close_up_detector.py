@@ -67,6 +67,18 @@ def test_a_run_of_tiles_the_close_up_net_takes_for_one_box_keeps_the_first_nets_
     assert [d.box for d in result.detections] == [d.box for d in run]
 
 
+@pytest.mark.parametrize(("run_score", "first_nets_kept"), [(0.41, True), (0.35, False)])
+def test_a_run_scored_a_little_below_the_close_up_nets_box_keeps_its_tiles(run_score, first_nets_kept):
+    # Two nets' scores are not on one scale: two tiles at 0.41 against the close-up net's one box around both at
+    # 0.418 (the built close-up chinese_050) are scored as well (0.41 >= SCORE_SLACK 0.95 x 0.418 = 0.397); at
+    # 0.35 they are not.
+    run = [tile(200 + 92 * i, 150, 290 + 92 * i, 270, run_score) for i in range(2)]
+    first_net, close_net = CountingDetector([]), ScriptedDetector([tile(196, 146, 386, 274, 0.418)])
+    result = scale.read_close_up(PHOTO, first_net, run, lambda: close_net)
+    assert result.read_by_close_up_detector and result.close_up_kept is not first_nets_kept
+    assert len(result.detections) == (2 if first_nets_kept else 1)
+
+
 def test_a_tiles_dots_found_as_boxes_do_not_outdo_the_close_up_nets_tile():
     # Four dots of one tile (4 x 50 x 50 = 0.13 of the tile's 240 x 320), as well scored as the close-up net's tile.
     dots = [tile(x, y, x + 50, y + 50, 0.45) for x in (230, 360) for y in (140, 330)]
