@@ -9,6 +9,9 @@ classified. The boxes are the labels as published (the development split's expor
 around turned tiles: the harder case the classifier's card calls "loose"). Prints top-1 overall and per class, the
 most frequent confusions, and writes a confusion-matrix PNG (rows: truth, columns: prediction) beside the JSON (or
 to --png).
+
+`--model` given more than once reads every crop by the mean of the models' probabilities (an ensemble: what the
+models would read together, the bar a single network distilled from them is measured against; not a product path).
 """
 
 from __future__ import annotations
@@ -29,9 +32,29 @@ from fanscan.vision.yolo_data import find_data_yaml, read_class_names
 from results_file import shown_path, write_json
 
 
-def evaluate(data: Path, model: Path, split: str | None = None, limit: int | None = None,
+class MeanOfClassifiers:
+    """Classifiers of one interface (classes, crop spec) read together: the mean of their probabilities."""
+
+    def __init__(self, models: list[Path]):
+        self.members = [TileClassifier(m) for m in models]
+        first = self.members[0]
+        for path, member in zip(models[1:], self.members[1:], strict=True):
+            if member.classes != first.classes or member.crop_spec != first.crop_spec:
+                raise FanscanError(f"{path}: classes or crop spec differ from {models[0]}; cannot read together")
+        self.classes, self.crop_spec = first.classes, first.crop_spec
+
+    def classify(self, crops: np.ndarray, k: int = 3) -> list[list[tuple[str, float]]]:
+        probs = np.mean([m.probabilities(crops) for m in self.members], axis=0)
+        order = np.argsort(-probs, axis=1)[:, :k]
+        return [[(self.classes[j], float(row[j])) for j in idx] for row, idx in zip(probs, order, strict=True)]
+
+
+def evaluate(data: Path, model: Path | list[Path], split: str | None = None, limit: int | None = None,
              profile: Path | None = None) -> dict:
-    classifier = TileClassifier(model, profile=profile)
+    models = [model] if isinstance(model, Path) else list(model)
+    if len(models) > 1 and profile is not None:
+        raise FanscanError("--profile reads with one classifier, not with several --model")
+    classifier = TileClassifier(models[0], profile=profile) if len(models) == 1 else MeanOfClassifiers(models)
     spec = classifier.crop_spec
     names = read_class_names(find_data_yaml(data))
     table = guess_table(names)
@@ -80,7 +103,8 @@ def evaluate(data: Path, model: Path, split: str | None = None, limit: int | Non
     confusions = [{"truth": t, "predicted": p, "count": n}
                   for (t, p), n in sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0]))]
     return {
-        "data": shown_path(data), "split": split or "all", "model": shown_path(model),
+        "data": shown_path(data), "split": split or "all",
+        "model": shown_path(models[0]) if len(models) == 1 else [shown_path(m) for m in models],
         "profile": shown_path(profile) if profile else None, "crops": len(truth),
         "top1": round(float(correct.mean()), 5) if len(truth) else None,
         "min_class_top1": min((v["top1"] for v in per_class.values()), default=None),
@@ -124,11 +148,12 @@ def draw_matrix(classes: list[str], matrix: np.ndarray, path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     add_arguments(parser)
-    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
+    parser.add_argument("--model", type=Path, action="append",
+                        help="classifier ONNX (default: the shipped one); more than once: the mean of their readings")
     parser.add_argument("--png", type=Path, default=None, help="confusion matrix image (default: beside --json)")
     args = parser.parse_args(argv)
     try:
-        result = evaluate(args.data, args.model, args.split, args.limit, args.profile)
+        result = evaluate(args.data, args.model or [DEFAULT_MODEL], args.split, args.limit, args.profile)
     except FanscanError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
