@@ -43,10 +43,10 @@ class MeanOfClassifiers:
                 raise FanscanError(f"{path}: classes or crop spec differ from {models[0]}; cannot read together")
         self.classes, self.crop_spec = first.classes, first.crop_spec
 
-    def classify(self, crops: np.ndarray, k: int = 3) -> list[list[tuple[str, float]]]:
-        probs = np.mean([m.probabilities(crops) for m in self.members], axis=0)
-        order = np.argsort(-probs, axis=1)[:, :k]
-        return [[(self.classes[j], float(row[j])) for j in idx] for row, idx in zip(probs, order, strict=True)]
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        return np.mean([m.probabilities(crops) for m in self.members], axis=0)
+
+    classify = TileClassifier.classify  # its top-k over this class's probabilities
 
 
 def evaluate(data: Path, model: Path | list[Path], split: str | None = None, limit: int | None = None,

@@ -32,7 +32,7 @@ class FixedReading:
 def test_models_read_together_by_their_mean_probability(eval_classifier):
     together = eval_classifier.MeanOfClassifiers.__new__(eval_classifier.MeanOfClassifiers)
     together.classes = ("1m", "2m", "3m")
-    # the first is sure of 1m, the second leans to 2m: together 2m wins (0.45 > 0.35), which neither argmax alone says
+    # the first reads 1m (0.6), the second 2m (0.6): together 2m wins, 0.45 against 1m's 0.35
     together.members = [FixedReading([[0.6, 0.3, 0.1]]), FixedReading([[0.1, 0.6, 0.3]])]
     top = together.classify(np.zeros((1, 80, 64, 3), np.uint8), k=2)
     assert [name for name, _ in top[0]] == ["2m", "1m"]
