@@ -214,6 +214,45 @@ def test_paper_close_ups_are_not_cut_from_repaired_photos_or_through_a_neighbour
     assert all(dd.paper_close_up(item, 256, rng) is None for _ in range(10))
 
 
+def test_filled_close_ups_show_one_tile_filling_its_photo_as_it_is_or_shrunk_into_its_border() -> None:
+    """A tile cut at its box as a photo of its own, its long side the crop's (at the crop's top left, the rest the
+    letterbox grey), or half that, centred in a canvas of the cut's border colour as the scale pass makes it; one box
+    around the tile, which holds its red mark at the middle."""
+    image, boxes = _row_photo()
+    item = dd.TrainImage("x.jpg", image, boxes)
+    rng = np.random.default_rng(3)
+    seen = set()
+    for _ in range(40):
+        made = dd.filled_close_up(item, 256, rng)
+        assert made is not None
+        sheet, tiles, ignored = made
+        assert sheet.shape == (384, 384, 3) and tiles.shape == (1, 4) and len(ignored) == 0
+        x0, y0, x1, y1 = tiles[0]
+        long_side = max(x1 - x0, y1 - y0)
+        assert 0.6 <= (x1 - x0) / (y1 - y0) <= 0.8  # a 40 x 56 tile, cut up to 5 % inside each edge
+        marks = (sheet[:, :, 2] > 100) & (sheet[:, :, 0] < 60) & (sheet[:, :, 1] < 60)
+        mark = np.argwhere(marks).mean(axis=0)[::-1]
+        assert abs(mark[0] - (x0 + x1) / 2) < 0.1 * (x1 - x0) and abs(mark[1] - (y0 + y1) / 2) < 0.1 * (y1 - y0)
+        outside = np.ones(sheet.shape[:2], bool)
+        outside[int(np.ceil(y0)):int(y1), int(np.ceil(x0)):int(x1)] = False
+        if abs(long_side - 256) <= 1:  # as it is: the photo is the tile
+            seen.add("as it is")
+            assert abs(x0 - 64) <= 1 and abs(y0 - 64) <= 1
+            assert (sheet[outside] == 114).all()
+        else:  # shrunk: half the size, in the middle of a view of the photo's size filled with one colour
+            seen.add("shrunk")
+            assert abs(long_side - 128) <= 3  # the small photo rounds to whole pixels (5 px here)
+            assert abs((y0 + y1) / 2 - (64 + 128)) <= 3  # offsets are whole pixels of the small photo
+            view = np.zeros(sheet.shape[:2], bool)
+            view[67:64 + 253, 67:64 + int(2 * (x1 - x0)) - 8] = True  # inside the view, away from its edge
+            clear = np.ones(sheet.shape[:2], bool)  # away from the tile's resampled edge
+            clear[int(y0) - 10:int(y1) + 11, int(x0) - 10:int(x1) + 11] = False
+            around = sheet[view & clear].astype(int)
+            assert np.abs(around - np.median(around, axis=0)).max() <= 12  # one colour, edges resampled
+            assert np.abs(around.mean(axis=0) - 114).max() > 20  # the tile's border colour, not the grey
+    assert seen == {"as it is", "shrunk"}
+
+
 def test_rendered_close_ups_box_each_rendered_tile_whole() -> None:
     """Rendered sheets: as many boxes as tiles, each holding one face's green mark, none overlapping another, the
     group as large in the crop as PAPER_RUN_SHARE says."""

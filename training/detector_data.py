@@ -414,6 +414,53 @@ def paper_close_up(item: TrainImage, size: int, rng: np.random.Generator,
             (parts * np.float32(scale) + shift).astype(np.float32).reshape(-1, 4))
 
 
+# A tile that fills its photo (a crop cut out of a larger photo, a phone held close; hk-crops-justinchan is such
+# crops): the close-up net reads that photo as it is and in its own scale pass's shrunk view (`vision.scale`), and
+# neither view is in the sheets above, whose tiles lie on a sheet with room around them (session 16: on hk-crops the
+# net took a filled tile's dots or halves for tiles). The cut lies up to this share of the box inside each edge.
+FILLED_INSET = (0.0, 0.05)
+FILLED_SHRUNK = 0.5  # share of the filled samples shown as the scale pass shows the photo (shrunk into its border)
+LETTERBOX_GREY = 114  # the detector's padding value (`vision.letterbox`)
+
+
+def filled_close_up(item: TrainImage, size: int, rng: np.random.Generator
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """One labelled tile of `item` cut at its box (up to `FILLED_INSET` inside it) as a photo of its own, shown to
+    the net as inference shows that photo: its long side `size` at the top left of the letterbox grey, or
+    (`FILLED_SHRUNK` of the time) first shrunk into a canvas of its border's colour
+    (`vision.scale.shrunk_into_canvas`, the scale pass's view). Same return as `paper_close_up` (the view lies in the
+    sheet's central `size` x `size`, the rest grey; no ignored boxes), or None when the photo has no tile to cut."""
+    from fanscan.vision.scale import ZOOM_OUT, shrunk_into_canvas
+
+    if not cuttable(item):
+        return None
+    x0, y0, x1, y1 = (float(v) for v in item.boxes[int(rng.integers(len(item.boxes)))])
+    w, h = x1 - x0, y1 - y0
+    if min(w, h) < 16:
+        return None
+    left, top, right, bottom = (float(v) for v in rng.uniform(*FILLED_INSET, 4) * np.array([w, h, w, h]))
+    ih, iw = item.image.shape[:2]
+    cx0, cy0 = round(max(0.0, x0 + left)), round(max(0.0, y0 + top))
+    cx1, cy1 = round(min(float(iw), x1 - right)), round(min(float(ih), y1 - bottom))
+    if cx1 - cx0 < 8 or cy1 - cy0 < 8:
+        return None
+    photo = np.ascontiguousarray(item.image[cy0:cy1, cx0:cx1])
+    ph, pw = photo.shape[:2]
+    box = np.array([0.0, 0.0, pw, ph])
+    if rng.random() < FILLED_SHRUNK:
+        photo, (ox, oy) = shrunk_into_canvas(photo)
+        box = np.array([ox, oy, ox + max(1, round(pw / ZOOM_OUT)), oy + max(1, round(ph / ZOOM_OUT))], np.float64)
+    scale = size / max(ph, pw)
+    out_w, out_h = min(size, max(1, round(pw * scale))), min(size, max(1, round(ph * scale)))
+    view = cv2.resize(photo, (out_w, out_h), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC)
+    side = round(size * PAPER_SHEET)
+    low = (side - size) // 2
+    sheet = np.full((side, side, 3), LETTERBOX_GREY, np.uint8)
+    sheet[low:low + out_h, low:low + out_w] = view
+    placed = box * np.array([out_w / pw, out_h / ph] * 2) + low
+    return sheet, placed.astype(np.float32).reshape(1, 4), np.zeros((0, 4), np.float32)
+
+
 def rendered_close_up(faces: list[Face], size: int, rng: np.random.Generator,
                       run_share: tuple[float, float] = PAPER_RUN_SHARE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """1-4 rendered tiles of one set (ivory body, a face of the classifier's artwork, the side showing) on a sheet,
@@ -500,16 +547,19 @@ def random_sample(
     item: TrainImage, size: int, rng: np.random.Generator, back_masks: list[np.ndarray], composite_p: float = 0.6,
     relay_p: float = 0.0, rotate_p: float = 0.0, stretch_p: float = 0.0, wide_rotate_p: float = 0.0,
     paper_p: float = 0.0, paper_faces: list[Face] | None = None,
-    paper_run_share: tuple[float, float] = PAPER_RUN_SHARE,
+    paper_run_share: tuple[float, float] = PAPER_RUN_SHARE, filled_p: float = 0.0,
 ) -> Sample:
     """One augmented `size` x `size` training crop of `item` with its positive and ignored boxes. A share `paper_p`
     of them are close-ups on a sheet: rendered tiles (`rendered_close_up`, half of them when `paper_faces` are
-    given) or tiles of `item` cut out (`paper_close_up`), the run's long side `paper_run_share` of `size`."""
+    given) or tiles of `item` cut out (`paper_close_up`), the run's long side `paper_run_share` of `size`; of those,
+    a share `filled_p` are one tile filling its photo (`filled_close_up`)."""
     image, boxes = item.image, item.boxes
     ignored = np.zeros((0, 4), np.float32)
     paper = None
     if paper_p and rng.random() < paper_p:
-        if paper_faces and rng.random() < RENDERED_SHARE:
+        if filled_p and rng.random() < filled_p:
+            paper = filled_close_up(item, size, rng)
+        elif paper_faces and rng.random() < RENDERED_SHARE:
             paper = rendered_close_up(paper_faces, size, rng, paper_run_share)
         else:
             paper = paper_close_up(item, size, rng, paper_run_share)

@@ -17,7 +17,9 @@ sessions, shared with the classifier) is held out: it measures progress and choo
 
 Fine-tuning for close-ups (issue 18): `--paper-p` makes that share of the samples a sheet with 1-4 tiles large in the
 frame (half cut from photos with published labels, half rendered from the classifier's face artwork:
-`detector_data.paper_close_up`, `rendered_close_up`); `--distil W` pulls the net, on the other samples, towards
+`detector_data.paper_close_up`, `rendered_close_up`), and `--filled-p` makes that share of the sheets one tile
+filling its photo, as the close-up net and its scale pass see such a photo (`detector_data.filled_close_up`);
+`--distil W` pulls the net, on the other samples, towards
 the `--init-from` net's centres and boxes, so that what it learns for the sheets costs little on table photos.
 """
 
@@ -80,6 +82,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="the sheet's run of tiles has its long side this share of the crop, drawn evenly between "
                         "(default %(default)s; the close-up detector of session 13: 0.1 0.95, so that a run of "
                         "small tiles on a sheet, as the scale pass's shrunk view shows it, is seen as tiles)")
+    p.add_argument("--filled-p", type=float, default=0.0,
+                   help="share of the sheets that are one tile filling its photo, as it is or as the scale pass "
+                        "shrinks it (detector_data.filled_close_up; a crop of one tile)")
     p.add_argument("--face-artwork", type=Path, default=DEFAULT_FACE_ARTWORK,
                    help="tile face artwork for the rendered sheets of --paper-p (the classifier's, ../shared/artwork)")
     p.add_argument("--distil", type=float, default=0.0,
@@ -177,7 +182,7 @@ def make_batch(images: list[dd.TrainImage], masks: list[np.ndarray], args: argpa
                                   relay_p=args.relay_p, rotate_p=args.rotate_p,
                                   stretch_p=args.stretch_p, wide_rotate_p=args.wide_rotate_p,
                                   paper_p=1.0 if paper else 0.0, paper_faces=faces,
-                                  paper_run_share=tuple(args.paper_run_share))
+                                  paper_run_share=tuple(args.paper_run_share), filled_p=args.filled_p)
         rgb = sample.image[:, :, ::-1].astype(np.float32) / 255.0
         fields[0].append(((rgb - np.array(MEAN, np.float32)) / np.array(STD, np.float32)).transpose(2, 0, 1))
         for i, value in enumerate(dd.encode_targets(sample, args.size), start=1):
