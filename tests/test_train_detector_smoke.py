@@ -172,15 +172,19 @@ def _row_photo() -> tuple[np.ndarray, np.ndarray]:
     return image, np.array(boxes, np.float32)
 
 
+def _close_ups(make, seed: int, count: int = 40) -> list:
+    """`count` draws of `make(item, 256, rng)` (a close-up maker of `detector_data`) on the row photo."""
+    image, boxes = _row_photo()
+    item = dd.TrainImage("x.jpg", image, boxes)
+    rng = np.random.default_rng(seed)
+    return [make(item, 256, rng) for _ in range(count)]
+
+
 def test_paper_close_ups_lay_whole_tiles_large_on_a_sheet_and_box_each() -> None:
     """Each tile the sheet shows is whole and boxed: its red mark lies inside exactly one box, every box holds one
     mark and is mostly ivory, and the run is as large in the crop as PAPER_RUN_SHARE says."""
-    image, boxes = _row_photo()
-    item = dd.TrainImage("x.jpg", image, boxes)
-    rng = np.random.default_rng(5)
     lengths = set()
-    for _ in range(40):
-        made = dd.paper_close_up(item, 256, rng)
+    for made in _close_ups(dd.paper_close_up, seed=5):
         if made is None:
             continue
         sheet, tiles, ignored = made
@@ -218,12 +222,8 @@ def test_filled_close_ups_show_one_tile_filling_its_photo_as_it_is_or_shrunk_int
     """A tile cut at its box as a photo of its own, its long side the crop's (at the crop's top left, the rest the
     letterbox grey), or half that, centred in a canvas of the cut's border colour as the scale pass makes it; one box
     around the tile, which holds its red mark at the middle."""
-    image, boxes = _row_photo()
-    item = dd.TrainImage("x.jpg", image, boxes)
-    rng = np.random.default_rng(3)
     seen = set()
-    for _ in range(40):
-        made = dd.filled_close_up(item, 256, rng)
+    for made in _close_ups(dd.filled_close_up, seed=3):
         assert made is not None
         sheet, tiles, ignored = made
         assert sheet.shape == (384, 384, 3) and tiles.shape == (1, 4) and len(ignored) == 0
