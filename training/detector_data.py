@@ -420,7 +420,6 @@ def paper_close_up(item: TrainImage, size: int, rng: np.random.Generator,
 # net took a filled tile's dots or halves for tiles). The cut lies up to this share of the box inside each edge.
 FILLED_INSET = (0.0, 0.05)
 FILLED_SHRUNK = 0.5  # share of the filled samples shown as the scale pass shows the photo (shrunk into its border)
-LETTERBOX_GREY = 114  # the detector's padding value (`vision.letterbox`)
 
 
 def filled_close_up(item: TrainImage, size: int, rng: np.random.Generator
@@ -430,7 +429,8 @@ def filled_close_up(item: TrainImage, size: int, rng: np.random.Generator
     (`FILLED_SHRUNK` of the time) first shrunk into a canvas of its border's colour
     (`vision.scale.shrunk_into_canvas`, the scale pass's view). Same return as `paper_close_up` (the view lies in the
     sheet's central `size` x `size`, the rest grey; no ignored boxes), or None when the photo has no tile to cut."""
-    from fanscan.vision.scale import ZOOM_OUT, shrunk_into_canvas
+    from fanscan.vision.letterbox import PAD_GREY
+    from fanscan.vision.scale import shrunk_into_canvas
 
     if not cuttable(item):
         return None
@@ -448,14 +448,14 @@ def filled_close_up(item: TrainImage, size: int, rng: np.random.Generator
     ph, pw = photo.shape[:2]
     box = np.array([0.0, 0.0, pw, ph])
     if rng.random() < FILLED_SHRUNK:
-        photo, (ox, oy) = shrunk_into_canvas(photo)
-        box = np.array([ox, oy, ox + max(1, round(pw / ZOOM_OUT)), oy + max(1, round(ph / ZOOM_OUT))], np.float64)
+        photo, placed_small = shrunk_into_canvas(photo)
+        box = np.array(placed_small, np.float64)
     scale = size / max(ph, pw)
     out_w, out_h = min(size, max(1, round(pw * scale))), min(size, max(1, round(ph * scale)))
     view = cv2.resize(photo, (out_w, out_h), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC)
     side = round(size * PAPER_SHEET)
     low = (side - size) // 2
-    sheet = np.full((side, side, 3), LETTERBOX_GREY, np.uint8)
+    sheet = np.full((side, side, 3), PAD_GREY, np.uint8)
     sheet[low:low + out_h, low:low + out_w] = view
     placed = box * np.array([out_w / pw, out_h / ph] * 2) + low
     return sheet, placed.astype(np.float32).reshape(1, 4), np.zeros((0, 4), np.float32)

@@ -19,8 +19,8 @@ Fine-tuning for close-ups (issue 18): `--paper-p` makes that share of the sample
 frame (half cut from photos with published labels, half rendered from the classifier's face artwork:
 `detector_data.paper_close_up`, `rendered_close_up`), and `--filled-p` makes that share of the sheets one tile
 filling its photo, as the close-up net and its scale pass see such a photo (`detector_data.filled_close_up`);
-`--distil W` pulls the net, on the other samples, towards
-the `--init-from` net's centres and boxes, so that what it learns for the sheets costs little on table photos.
+`--distil W` pulls the net, on the other samples, towards the `--init-from` net's centres and boxes, so that what it
+learns for the sheets costs little on table photos.
 """
 
 from __future__ import annotations
