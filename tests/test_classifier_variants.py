@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from fanscan.training.augment import patch_to_input, squeezed_and_back
 from fanscan.training.classes import CLASSES
-from fanscan.training.classifier_train import INPUT_SPEC
+from fanscan.training.classifier_train import INPUT_SPEC, parse_args, sampling_weights
 from fanscan.training.drawn_suits import bamboo_body, dots_body
 from fanscan.training.faces import FACE_H, FACE_W, Face
-from fanscan.training.real_data import STORE_SPEC
+from fanscan.training.real_data import STORE_SPEC, PatchSet
 from fanscan.training.renders import Renderer, render_set
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -86,3 +86,21 @@ def test_a_squeezed_view_loses_detail_along_the_squeezed_axis_only() -> None:
         squeezed_y = squeezed_and_back(image, axis=0, factor=factor)
         assert np.ptp(squeezed_y[4:76, 40:56].astype(int), axis=0).max() < 128
         assert np.array_equal(squeezed_y[4:76, 4:28], image[4:76, 4:28])
+
+
+@pytest.mark.parametrize("render_weight", [1.0, 0.5, 0.0])
+def test_render_weight_scales_the_chance_of_drawing_a_rendered_patch(render_weight: float) -> None:
+    # One class, four patches: two real crops (source groups 0, 1), two renders (group -1), none loose. Every patch
+    # has the same class weight, so a render's chance against a real crop's is render_weight alone.
+    labels = np.zeros(4, np.int64)
+    patches = np.zeros((4, STORE_SPEC.height, STORE_SPEC.width, 3), np.uint8)
+    pool = PatchSet(patches, labels, np.array([0, 1, -1, -1]), np.zeros(4, bool), ["a", "b"])
+    weights = sampling_weights(pool, loose_weight=0.3, render_weight=render_weight)
+    real, rendered = 1 / (2 + 2 * render_weight), render_weight / (2 + 2 * render_weight)
+    assert np.allclose(weights, [real, real, rendered, rendered])
+
+
+def test_a_negative_render_weight_is_refused_in_one_line(capsys) -> None:
+    with pytest.raises(SystemExit):
+        parse_args(["--render-weight", "-1"])
+    assert "--render-weight must be 0 or more" in capsys.readouterr().err

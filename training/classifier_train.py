@@ -75,6 +75,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="candidate recipe: more CJK fonts and random glyph layouts for characters, winds, dragons, "
                         "flowers and seasons, drawn dots / bamboo layouts, 1.5x renders of the confusable tiles")
     p.add_argument("--loose-weight", type=float, default=0.3, help="sampling weight of loose boxes (rotated photos)")
+    p.add_argument("--render-weight", type=float, default=1.0,
+                   help="sampling weight of rendered patches against real crops (1: as the shipped recipe)")
     p.add_argument("--limit-images", type=int, default=None, help="use only the first N photos (tests)")
     p.add_argument("--eval-every", type=int, default=500)
     p.add_argument("--checkpoint-every", type=int, default=250)
@@ -82,6 +84,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--export-only", action="store_true", help="export --out from the last checkpoint and stop")
     p.add_argument("--smoke", action="store_true", help="tiny run on tests/data/mini_yolo for CI (seconds)")
     args = p.parse_args(argv)
+    if not args.render_weight >= 0:  # NaN fails too
+        p.error(f"--render-weight must be 0 or more, not {args.render_weight}")
     if args.smoke:
         args.data = REPO / "tests" / "data" / "mini_yolo" / "train"
         args.steps, args.batch, args.eval_every, args.checkpoint_every = 12, 16, 6, 6
@@ -122,20 +126,23 @@ def prepare(args: argparse.Namespace) -> Data:
 
     train = PatchSet.concat(real.subset(~val_mask), renders)
     val = real.subset(val_mask)
-    weights = sampling_weights(train, args.loose_weight)
+    weights = sampling_weights(train, args.loose_weight, args.render_weight)
     log(f"data: {len(train)} train patches ({len(renders)} rendered, {int(train.loose.sum())} loose), "
         f"{len(val)} validation patches ({int(val.loose.sum())} loose) "
         f"from {int(is_val.sum())} of {len(real.sources)} source photos")
     return Data(train, val, weights)
 
 
-def sampling_weights(train: PatchSet, loose_weight: float) -> np.ndarray:
+def sampling_weights(train: PatchSet, loose_weight: float, render_weight: float = 1.0) -> np.ndarray:
     """Probability of drawing each training patch."""
     counts = np.bincount(train.labels, minlength=len(CLASSES)).astype(float)
     # Square-root balancing: rare classes (flowers, seasons) come up more often without repeating them endlessly.
     weights = 1.0 / np.sqrt(np.maximum(counts[train.labels], 1.0))
     # Loose boxes of rotated photos: some rotation robustness, but mostly the tight crops the test and detector give.
     weights = np.where(train.loose, weights * loose_weight, weights)
+    # Rendered patches (source group -1) against real crops: the glyph variants' many renders won the rendered
+    # held-out fonts while real strangers' tiles read worse (models/tile_classifier.md, session 15).
+    weights = np.where(train.groups < 0, weights * render_weight, weights)
     return weights / weights.sum()
 
 
