@@ -3,8 +3,10 @@
     python benchmarks/calibration_curve.py --json benchmarks/results/calibration_curve.json
     python benchmarks/calibration_curve.py --parts riichi,hk     # only the two shared real sets
 
-Parts (`--parts`, default all): `dev` and `recoloured` (the construction below), `artwork` (one rendered set),
-`riichi` and `hk` (the shared sets of other makers' tiles, `benchmarks/calibration_sets.py`).
+Parts (`--parts`, default all): `dev` and `recoloured` (the construction below), `sessions` (one familiar physical
+set at a time: each development session of 6 or more photos, calibrated on half its photos and read on the other
+half), `artwork` (one rendered set), `riichi` and `hk` (the shared sets of other makers' tiles); `sessions`, `riichi`
+and `hk` are in `benchmarks/calibration_sets.py`.
 
 The construction (no photo of it was ever trained on): the photos of the development split, which the shipped
 classifier held out (`shipped_validation_source`: 28 photo sessions, 234 photos), are split again by a second hash of
@@ -34,7 +36,7 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the fanscan CLI does (see fanscan/cli.py); before numpy loads
 import cv2
 import numpy as np
-from calibration_sets import hk_curve, riichi_curve
+from calibration_sets import hk_curve, riichi_curve, session_curves
 from fanscan.scoring.errors import FanscanError
 from fanscan.training.real_data import is_rotated_photo
 from fanscan.vision.classify import TileClassifier
@@ -52,7 +54,7 @@ from fanscan.calibration.sources import LAYOUT, read_sources
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "chinese-mahjong-v4" / "train"
 TILE_HEIGHT = 96  # px of a pasted tile in a composited layout photo
 GAP, ROW_GAP, MARGIN = 14, 40, 48
-PARTS = ("dev", "recoloured", "artwork", "riichi", "hk")
+PARTS = ("dev", "recoloured", "sessions", "artwork", "riichi", "hk")
 GROUPS = {"suits": set("mps"), "honours": set("ESWNCFP"), "flowers_seasons": set("abcdefgh")}
 
 
@@ -277,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
         result["hk_crops_justinchan"] = hk_curve(shipped, args.shared / "hk-crops-justinchan", ks, FitSettings())
     if "dev" in parts or "recoloured" in parts:
         result |= dev_curves(shipped, args, ks, "recoloured" in parts, "dev" in parts)
+    if "sessions" in parts:
+        result["dev_sessions"] = session_curves(shipped, args.data, ks, FitSettings())
     if "artwork" in parts:
         result["artwork_set"] = artwork_curve(shipped, args.data, args.artwork, ks, per_tile_test=12)
         result["artwork_set_recoloured"] = artwork_curve(shipped, args.data, args.artwork, ks, per_tile_test=12,

@@ -1,15 +1,23 @@
-"""The calibration curve on the two shared real sets of other makers' tiles (development only, never trained on).
+"""The calibration curve on real sets, one physical set at a time: the two shared sets of other makers' tiles
+(development only, never trained on) and the development split's own sessions.
 
-Imported by `benchmarks/calibration_curve.py` (`--sets`), which writes the JSON.
+Imported by `benchmarks/calibration_curve.py` (`--parts`), which writes the JSON.
 
 - `riichi-table-leomiura`: one riichi set on an automatic table, 67 frames, 7-9 tiles each. Frames come in bursts;
   a scene is a run of frames less than `SCENE_GAP_S` seconds apart by the timestamp in the file name (SOURCE.md).
   Scenes alternate (in time order) into two halves; for k photos a tile, k labelled boxes of each kind are taken
-  from one half (from different frames as far as there are, then cycling), the profile is built from them, and every
-  box of the other half is the test; then the halves swap, and the figures are pooled over both directions.
+  from one half (from different frames as far as there are; fewer where a kind has fewer), the profile is built from
+  them, and every box of the other half is the test; then the halves swap, and the figures are pooled over both
+  directions.
 - `hk-crops-justinchan`: 73 single-tile crops of two or three Hong Kong-style sets. Leave one crop out: for each
   crop, a profile from at most k of the other crops of each kind reads it. Every crop's views are embedded once;
   each fit takes its tiles' rows (`calibration.fit.subset`).
+- the development sessions (`session_curves`): a player calibrating a set the model already knows. Each session of
+  the development split (one table, one set, one light; the shipped classifier held them out) with at least
+  `SESSION_PHOTOS` source photos is split as riichi is, its source photos alternating into two halves, but its
+  calibration tiles are taken as a player photographs them (`square_on_first_k`). Unlike the composited
+  construction of `calibration_curve.py` (one crop of each kind from many sessions: a mix no player holds), this
+  shows whether a profile of one familiar set reads that set's other photos worse.
 
 Test crops are cut as `benchmarks/eval_classifier.py` cuts a labelled box (`crop_box`), read with and without the
 profile by `TileClassifier.probabilities` (a profile reads each crop and its 180-degree turn).
@@ -35,6 +43,7 @@ from fanscan.calibration.fit import FitSettings, embed, fit_embedded, subset
 from fanscan.calibration.sources import CalibrationTile, context_tile
 
 SCENE_GAP_S = 20.0
+SESSION_PHOTOS = 6  # source photos a development session needs to be split into two halves
 STAMP = re.compile(r"(\d{4})-(\d{2})-(\d{2})-(\d{2})-(\d{2})-(\d{2})")
 
 
@@ -69,12 +78,13 @@ def scene_of_frames(frames: list[str]) -> dict[str, int]:
 
 
 def tile_of(box: tuple, images: dict[Path, np.ndarray]) -> CalibrationTile:
-    path, (x0, y0, x1, y1), tile = box
+    path, (x0, y0, x1, y1), tile, *_ = box
     return context_tile(images[path], quad_from_box(x0, y0, x1, y1), tile, path.name)
 
 
 def first_k_per_kind(boxes: list[tuple], k: int) -> list[tuple]:
-    """k boxes of each kind, from different frames as far as there are (round-robin over frames), then cycling."""
+    """k boxes of each kind (all of a kind with fewer), from different frames as far as there are (round-robin over
+    frames)."""
     by_kind: dict[str, dict[str, list[tuple]]] = defaultdict(lambda: defaultdict(list))
     for box in boxes:
         by_kind[box[2]][box[0].name].append(box)
@@ -83,7 +93,7 @@ def first_k_per_kind(boxes: list[tuple], k: int) -> list[tuple]:
         frames = by_kind[kind]
         order = [frames[f][i] for i in range(max(len(v) for v in frames.values())) for f in sorted(frames)
                  if i < len(frames[f])]
-        chosen.extend(order[i % len(order)] for i in range(min(k, len(order))))
+        chosen.extend(order[:k])
     return chosen
 
 
@@ -104,34 +114,112 @@ def choice_of(fitted: dict) -> dict:
             if key in loo} | {"penalty": fitted.get("penalty")}
 
 
-def riichi_curve(shipped: TileClassifier, folder: Path, ks: list[int], settings: FitSettings) -> dict:
-    boxes = labelled_boxes(folder)
-    scenes = scene_of_frames(sorted({b[0].name for b in boxes}))
-    images = {p: cv2.imread(str(p), cv2.IMREAD_COLOR) for p in {b[0] for b in boxes}}
-    halves = [[b for b in boxes if scenes[b[0].name] % 2 == h] for h in (0, 1)]
-    crops = [np.stack([crop_box(images[p], box, shipped.crop_spec) for p, box, _ in half]) for half in halves]
-    truth = [[t for _, _, t in half] for half in halves]
+def halves_curve(shipped: TileClassifier, halves: list[list[tuple]], images: dict[Path, np.ndarray], ks: list[int],
+                 settings: FitSettings, name: str, calibration_boxes=None) -> dict:
+    """Calibrate on one half (k boxes a kind, `calibration_boxes(half, k)`, by default `first_k_per_kind`), read
+    every box of the other half with and without the profile; then the halves swap, figures pooled."""
+    pick = calibration_boxes or first_k_per_kind
+    crops = [np.stack([crop_box(images[p], box, shipped.crop_spec) for p, box, *_ in half]) for half in halves]
+    truth = [[b[2] for b in half] for half in halves]
     right = sum(read_accuracy(shipped, c, t)[0] for c, t in zip(crops, truth, strict=True))
-    out = {"frames": len(images), "boxes": len(boxes), "scenes": max(scenes.values()) + 1,
-           "scene_gap_s": SCENE_GAP_S, "kinds": len({b[2] for b in boxes}),
-           "without_profile": round(right / len(boxes), 4), "curve": []}
+    out: dict = {"boxes": sum(map(len, truth)), "without_profile": round(right / sum(map(len, truth)), 4),
+                 "without_profile_right": right, "curve": []}
     for k in ks:
         right = total = 0
         seconds, choices = [], []
         for calibrate_on in (0, 1):
-            tiles = [tile_of(b, images) for b in first_k_per_kind(halves[calibrate_on], k)]
+            tiles = [tile_of(b, images) for b in pick(halves[calibrate_on], k)]
+            if not tiles:
+                continue
             started = time.perf_counter()
             data = embed(shipped, tiles, settings)
             fitted = fit_embedded(data, tiles, tuple(shipped.classes), settings)
             seconds.append(round(time.perf_counter() - started, 1))
             choices.append(choice_of(fitted) | {"calibration_tiles": len(tiles)})
-            got, n = read_accuracy(profile_of(shipped, fitted, f"riichi-{k}"), crops[1 - calibrate_on],
+            got, n = read_accuracy(profile_of(shipped, fitted, f"{name}-{k}"), crops[1 - calibrate_on],
                                    truth[1 - calibrate_on])
             right, total = right + got, total + n
-        point = {"photos_per_tile": k, "with_profile": round(right / total, 4), "build_seconds": seconds,
-                 "choices": choices}
-        print(f"riichi, {k} a kind: {point}", flush=True)
+        point = {"photos_per_tile": k, "with_profile": round(right / max(total, 1), 4), "right": right,
+                 "read": total, "build_seconds": seconds, "choices": choices}
+        print(f"{name}, {k} a kind: {point}", flush=True)
         out["curve"].append(point)
+    return out
+
+
+def riichi_curve(shipped: TileClassifier, folder: Path, ks: list[int], settings: FitSettings) -> dict:
+    boxes = labelled_boxes(folder)
+    scenes = scene_of_frames(sorted({b[0].name for b in boxes}))
+    images = {p: cv2.imread(str(p), cv2.IMREAD_COLOR) for p in {b[0] for b in boxes}}
+    halves = [[b for b in boxes if scenes[b[0].name] % 2 == h] for h in (0, 1)]
+    return {"frames": len(images), "scenes": max(scenes.values()) + 1, "scene_gap_s": SCENE_GAP_S,
+            "kinds": len({b[2] for b in boxes})} | halves_curve(shipped, halves, images, ks, settings, "riichi")
+
+
+def square_on_first_k(half: list[tuple], k: int) -> list[tuple]:
+    """k boxes of each kind for a calibration, as a player photographs them: square on and in colour (rank 1 or 2:
+    never from a copy the dataset's augmentation rotated, whose boxes are loose, or turned grey), a whole upright
+    tile (rank 2) where the kind has one, from different photos as far as there are; a kind with no such box is left
+    out (its row stays the shipped)."""
+    best: dict[str, int] = defaultdict(int)
+    for box in half:
+        best[box[2]] = max(best[box[2]], box[4])
+    return first_k_per_kind([b for b in half if b[4] and b[4] == best[b[2]]], k)
+
+
+def is_grey(image: np.ndarray) -> bool:
+    """True when the photo's three channels are the same: a grey copy made by the dataset's augmentation."""
+    return bool(np.abs(np.diff(image.astype(np.int16), axis=2)).mean() < 1)
+
+
+def session_curves(shipped: TileClassifier, data: Path, ks: list[int], settings: FitSettings) -> dict:
+    """One familiar physical set at a time: each development session with at least `SESSION_PHOTOS` source photos
+    (the shipped classifier held its sessions out), its photos alternating into two halves by source (a source's
+    augmented copies stay on one side)."""
+    from fanscan.training.real_data import is_rotated_photo
+    from fanscan.vision.splits import DEV, session_of, source_of, split_of
+
+    names = read_class_names(find_data_yaml(data))
+    table = guess_table(names)
+    by_session: dict[str, list[tuple]] = defaultdict(list)
+    images: dict[Path, np.ndarray] = {}
+    for item in iter_split(data):
+        source = source_of(item.image_path)
+        if split_of(source) != DEV or not item.boxes:
+            continue
+        image = images[item.image_path] = cv2.imread(str(item.image_path), cv2.IMREAD_COLOR)
+        h, w = image.shape[:2]
+        # A player photographs the set square on and in colour: not a copy the dataset's augmentation rotated
+        # (loose boxes) or turned grey.
+        square_on = not is_rotated_photo(image) and not is_grey(image)
+        for box in item.boxes:
+            x0, y0, x1, y1 = box.to_pixels(w, h)
+            x0, y0, x1, y1 = max(0.0, x0), max(0.0, y0), min(float(w), x1), min(float(h), y1)
+            if x1 - x0 < 4 or y1 - y0 < 4:
+                continue
+            upright = 1.25 <= (y1 - y0) / (x1 - x0) <= 1.75 and y1 - y0 >= 40
+            rank = (2 if upright else 1) if square_on else 0
+            by_session[session_of(source)].append((item.image_path, (x0, y0, x1, y1),
+                                                   table[names[box.class_index]], source, rank))
+    out: dict = {"sessions": {}}
+    for session in sorted(by_session):
+        boxes = by_session[session]
+        sources = sorted({b[3] for b in boxes})
+        if len(sources) < SESSION_PHOTOS:
+            continue
+        side = {source: i % 2 for i, source in enumerate(sources)}
+        halves = [[b for b in boxes if side[b[3]] == h] for h in (0, 1)]
+        out["sessions"][session] = {"photos": len(sources), "kinds": len({b[2] for b in boxes})} | halves_curve(
+            shipped, halves, images, ks, settings, session, square_on_first_k)
+    sessions = out["sessions"].values()
+    read = sum(s["boxes"] for s in sessions)
+    out["pooled"] = {"without_profile": round(sum(s["without_profile_right"] for s in sessions) / read, 4),
+                     "curve": [{"photos_per_tile": k,
+                                "with_profile": round(sum(s["curve"][i]["right"] for s in sessions)
+                                                      / sum(s["curve"][i]["read"] for s in sessions), 4),
+                                "sessions_lower": sorted(n for n, s in out["sessions"].items()
+                                                         if s["curve"][i]["with_profile"] < s["without_profile"])}
+                               for i, k in enumerate(ks)]}
+    print(f"sessions pooled: {out['pooled']}", flush=True)
     return out
 
 

@@ -50,7 +50,7 @@ COMMANDS = {
     "batch_memory_workers": "python benchmarks/batch_memory.py --workers 2 --runs 3 --copies 13",
     "compare_batch_memory": "python benchmarks/compare_commits.py --against 34acc50 --rounds 3 -- batch_memory "
                             "--runs 2 --copies 13",
-    "calibration_curve": "python benchmarks/calibration_curve.py --parts dev,recoloured,artwork,riichi,hk",
+    "calibration_curve": "python benchmarks/calibration_curve.py",
     "learning_curve": "python benchmarks/learning_curve.py",
     "calibration_speed": "python benchmarks/calibration_speed.py",
     "label_studio_roundtrip": "python benchmarks/label_studio_roundtrip.py --label-studio PATH",

@@ -176,6 +176,8 @@ def calibration_curve() -> str:
     counts = [point["photos_per_tile"] for point in plain["curve"]]
 
     riichi, hk = result["riichi_table_leomiura"], result["hk_crops_justinchan"]
+    sessions = result["dev_sessions"]
+    pooled = sessions["pooled"]
 
     def row(label: str, kind: dict, measure: str) -> str:
         cells = [f"{point['with_profile'][measure]:.3f}" for point in kind["curve"]]
@@ -187,6 +189,10 @@ def calibration_curve() -> str:
 
     def at(kind: dict, photos: int) -> dict:
         return next(point for point in kind["curve"] if point["photos_per_tile"] == photos)
+
+    def lower(session: str, photos: int) -> str:
+        kind = sessions["sessions"][session]
+        return f"{session} {at(kind, photos)['with_profile']:.3f} against {kind['without_profile']:.3f}"
 
     def strengths(kind: dict) -> str:
         return ", ".join("none (the shipped head)" if point["penalty"] is None else f"{point['penalty']:g}"
@@ -219,6 +225,14 @@ def calibration_curve() -> str:
         shared_row(f"riichi-table-leomiura (another maker's set: calibrated on half its {riichi['scenes']} scenes, "
                    f"read on the other half, both ways; {riichi['boxes']} boxes)", riichi),
         shared_row(f"hk-crops-justinchan (two or three other sets; leave one of {hk['crops']} crops out)", hk),
+        shared_row(f"development sessions one at a time (one familiar set each: {len(sessions['sessions'])} "
+                   f"sessions of 6 or more photos, calibrated on half their photos, read on the other half, both "
+                   f"ways; {sum(v['boxes'] for v in sessions['sessions'].values())} boxes, pooled)", pooled),
+        "",
+        "Development sessions a profile reads lower than no profile: "
+        + "; ".join(f"{point['photos_per_tile']} photo{'s' if point['photos_per_tile'] != 1 else ''} a tile "
+                    + (", ".join(lower(name, point["photos_per_tile"]) for name in point["sessions_lower"]) or "none")
+                    for point in pooled["curve"]) + ".",
         "",
         f"Recoloured, at {most} photos a tile: {points(gain['top1'], recoloured['without_profile']['top1'])} against "
         f"no profile, honours {points(gain['honours'], recoloured['without_profile']['honours'])}. Correction "

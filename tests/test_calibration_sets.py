@@ -1,0 +1,49 @@
+"""benchmarks/calibration_sets.py: a familiar session's calibration takes tiles as a player photographs them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def calibration_sets(monkeypatch):
+    # The benchmark scripts import each other as siblings (as when run as `python benchmarks/x.py`).
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import calibration_sets
+
+    return calibration_sets
+
+
+def box(photo: str, tile: str, rank: int) -> tuple:
+    """(image path, box, tile, source, rank): rank 2 an upright tile of a square-on colour photo, 1 another tile of
+    one, 0 a tile of a copy the dataset's augmentation rotated or turned grey."""
+    return (Path(f"{photo}.jpg"), (0.0, 0.0, 40.0, 60.0), tile, photo, rank)
+
+
+def test_session_calibration_takes_square_on_tiles_upright_first_and_never_a_rotated_copy(calibration_sets) -> None:
+    half = [box("a", "1m", 0), box("b", "1m", 1), box("c", "1m", 2), box("d", "1m", 2),
+            box("a", "E", 0), box("b", "E", 1),
+            box("a", "C", 0)]
+    chosen = calibration_sets.square_on_first_k(half, 1)
+    kinds = {b[2]: b[3] for b in chosen}
+    # 1m: an upright tile (photo c or d, the first in name order); E: its only square-on tile; C has none: left out.
+    assert kinds == {"1m": "c", "E": "b"}
+    two = calibration_sets.square_on_first_k(half, 2)
+    assert sorted(b[3] for b in two if b[2] == "1m") == ["c", "d"]  # two photos, both upright
+    assert [b[3] for b in two if b[2] == "E"] == ["b"]  # one square-on tile: one, not repeated
+
+
+def test_a_grey_copy_is_told_from_a_colour_photo(calibration_sets) -> None:
+    rng = np.random.default_rng(0)
+    colour = rng.integers(0, 256, (40, 30, 3), dtype=np.uint8)
+    grey = np.repeat(colour[:, :, :1], 3, axis=2)
+    assert calibration_sets.is_grey(grey)
+    assert not calibration_sets.is_grey(colour)
+    pale = grey.copy()
+    pale[..., 2] = np.clip(pale[..., 2].astype(int) + 12, 0, 255)  # a faint warm cast is still colour
+    assert not calibration_sets.is_grey(pale)
