@@ -2,6 +2,7 @@
 
     python benchmarks/calibration_curve.py --json benchmarks/results/calibration_curve.json
     python benchmarks/calibration_curve.py --parts riichi,hk     # only the two shared real sets
+    python benchmarks/calibration_curve.py --classifier FILE --json OUT.json   # another classifier file's embedding
 
 Parts (`--parts`, default all): `dev` and `recoloured` (the construction below), `sessions` (one familiar physical
 set at a time: each development session of 6 or more photos, calibrated on half its photos and read on the other
@@ -186,7 +187,8 @@ def artwork_curve(shipped: TileClassifier, data: Path, artwork: Path, photos: li
         profile = SetProfile(f"artwork-{k}", "renders", "", shipped.sha256, tuple(shipped.classes),
                              fitted["delta"][0], fitted["delta"][1], moved=fitted["moved"])
         point = {"photos_per_tile": k, "build_seconds": round(seconds, 1), "leave_one_out": fitted["leave_one_out"],
-                 "penalty": fitted["penalty"], "with_profile": accuracy(TileClassifier(profile=profile), crops, truth)}
+                 "penalty": fitted["penalty"],
+                 "with_profile": accuracy(TileClassifier(shipped.path, profile=profile), crops, truth)}
         out["curve"].append(point)
         print(f"artwork{' recoloured' if recolour else ''}, {k} a tile: {point}", flush=True)
     return out
@@ -241,7 +243,7 @@ def source_curve(shipped: TileClassifier, candidates: dict[str, list[tuple]], cr
             loo = fitted["leave_one_out"]
         profile = SetProfile(f"curve-{k}", "composited", "", shipped.sha256, tuple(shipped.classes),
                              fitted["delta"][0], fitted["delta"][1], moved=fitted["moved"])
-        calibrated = TileClassifier(profile=profile)
+        calibrated = TileClassifier(shipped.path, profile=profile)
         point = {"photos_per_tile": k, "calibration_tiles": len(tiles), "read_as": read_as,
                  "distinct_calibration_sources": len({c[2] for t in kinds for c in chosen[t]}),
                  "build_seconds": round(build_seconds, 1), "leave_one_out": loo, "penalty": fitted["penalty"],
@@ -261,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep-photos", type=Path, help="also write the composited layout photos here")
     parser.add_argument("--parts", default=",".join(PARTS),
                         help=f"what to measure (default all: {','.join(PARTS)}); the others are left out of the JSON")
+    parser.add_argument("--classifier", type=Path, help="the classifier file to calibrate (default: the shipped one); "
+                        "its 'embedding' output is what a profile learns on")
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "data",
                         help="the shared data folder with riichi-table-leomiura and hk-crops-justinchan")
     args = parser.parse_args(argv)
@@ -268,10 +272,15 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(parts) - set(PARTS))
     if unknown:
         parser.error(f"--parts: unknown {', '.join(unknown)} (choose from {', '.join(PARTS)})")
-    shipped = TileClassifier()
+    try:
+        shipped = TileClassifier(args.classifier)
+    except FanscanError as error:
+        parser.error(f"--classifier: {error}")
+    named = shipped.path.relative_to(ROOT) if shipped.path.is_relative_to(ROOT) else shipped.path
     ks = [int(v) for v in args.photos.split(",")]
     result: dict = {"created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "onnxruntime_threads": 1,
-                    "openblas_threads": os.environ["OPENBLAS_NUM_THREADS"], "parts": parts}
+                    "openblas_threads": os.environ["OPENBLAS_NUM_THREADS"], "parts": parts,
+                    "classifier": str(named)}
     if "riichi" in parts:
         result["riichi_table_leomiura"] = riichi_curve(shipped, args.shared / "riichi-table-leomiura", ks,
                                                        FitSettings())

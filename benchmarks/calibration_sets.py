@@ -103,8 +103,10 @@ def read_accuracy(classifier: TileClassifier, crops: np.ndarray, truth: list[str
 
 
 def profile_of(shipped: TileClassifier, fitted: dict, name: str) -> TileClassifier:
-    return TileClassifier(profile=SetProfile(name, "benchmark", "", shipped.sha256, tuple(shipped.classes),
-                                             fitted["delta"][0], fitted["delta"][1], moved=fitted.get("moved")))
+    """The classifier file `shipped` was loaded from, reading with the profile `fitted`."""
+    profile = SetProfile(name, "benchmark", "", shipped.sha256, tuple(shipped.classes), fitted["delta"][0],
+                         fitted["delta"][1], moved=fitted.get("moved"))
+    return TileClassifier(shipped.path, profile=profile)
 
 
 def choice_of(fitted: dict) -> dict:

@@ -47,3 +47,18 @@ def test_a_grey_copy_is_told_from_a_colour_photo(calibration_sets) -> None:
     pale = grey.copy()
     pale[..., 2] = np.clip(pale[..., 2].astype(int) + 12, 0, 255)  # a faint warm cast is still colour
     assert not calibration_sets.is_grey(pale)
+
+
+def test_a_profile_is_read_through_the_classifier_file_it_was_fitted_on(calibration_sets, tmp_path) -> None:
+    # `calibration_curve.py --classifier FILE`: a profile fitted on FILE's embedding must be read by FILE, not by
+    # the shipped model (whose sha256 the profile would not match, or whose embedding it was not fitted on).
+    from fanscan.vision.classify import TileClassifier
+
+    copy = tmp_path / "other_classifier.onnx"
+    copy.write_bytes((ROOT / "models" / "tile_classifier.onnx").read_bytes())
+    other = TileClassifier(copy)
+    size = other.logits_and_embeddings([np.zeros((80, 64, 3), np.uint8)])[1].shape[1]
+    fitted = {"delta": (np.zeros((len(other.classes), size)), np.zeros(len(other.classes))), "moved": None}
+    profiled = calibration_sets.profile_of(other, fitted, "copy")
+    assert profiled.path == copy
+    assert profiled.profile is not None

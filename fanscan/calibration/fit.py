@@ -67,6 +67,12 @@ REACH = ((0.10, 0.1), (0.25, 0.03))
 # 1 / 2 / 4 photos a tile; one session lower at one photo a tile (0.939 against 0.943, 2 of 477 boxes). With REACH off
 # (one photo a tile) three of the six read lower (0.865 / 0.920 / 0.961 against 0.876 / 0.943 / 0.968), pooled 0.940:
 # the guard holds on real single sets too, not only on the composited mix.
+# A richer embedding for the profile (session 18; the same weights and logits, the ONNX file's `embedding` output
+# widened, `calibration_curve.py --classifier FILE --photos 1`, shipped -> variant): the last stage's mean plus a 2x2
+# grid of it (800 features): riichi 0.938 -> 0.945, artwork 0.980 -> 0.994, recoloured artwork 0.978 -> 0.992, hk
+# 0.986 as it was, sessions 0.949 -> 0.950, but the development construction 0.937 -> 0.925 and its recoloured copy
+# 0.852 -> 0.843; the mean of stage 4 added (224): riichi 0.940, construction 0.933, sessions 0.949. A familiar mix
+# reads worse with either: not shipped. Free heads (REACH off) on riichi: 0.957 (shipped), 0.962, 0.957.
 MAX_CROPS = 4096  # views per tile shrink so that a big calibration set still fits in seconds
 
 
