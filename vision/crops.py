@@ -39,7 +39,13 @@ class CropSpec:
         than wide (after turning) can only come from a photo that was stretched non-uniformly (dataset exports
         squeeze every photo to 640x640: a strip photo of one row becomes tiles 12 times taller than wide). Such a
         quad is resampled to `stretched_aspect`, undoing the stretch, instead of shrinking the tile to a sliver.
-        0 turns this off.
+        0 turns this off. 2.4 measured against lower bars (session 18, issue 18; `evaluate.py --all` and
+        `eval_classifier.py` with the bar patched): riichi-table-leomiura's frames, squeezed 1.5x by their export,
+        show standing tiles about 2.4 times taller than wide, so a crop widened to the model's aspect shows the
+        neighbours' faces; at 2.2 its labelled boxes read 0.912 -> 0.938 and end to end 0.817 -> 0.831, but its
+        precision fell 0.843 -> 0.836 (false boxes, de-stretched, read as tiles instead of `none`), large tiles end
+        to end 0.828 -> 0.826 and dev squeezed 0.480 -> 0.477 (dev 0.9248 -> 0.9246 on labelled boxes; 2.0 and
+        1.8: 0.9238 and 0.9231, riichi 0.938 and 0.947): not changed.
     """
 
     width: int = 64
