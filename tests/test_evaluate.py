@@ -199,3 +199,22 @@ def test_the_large_tiles_are_one_row_a_case_a_photo(evaluate, monkeypatch, tmp_p
     assert [p["read_right_top1"] for p in row["per_photo"]] == [1, 0]
     line = evaluate.markdown_table({"sets": {"large tiles": row}}).splitlines()[2]
     assert line.startswith("| large tiles | 2 | 3 | 0.667 | 0.667 | 0.333 | — |")
+
+
+def test_the_close_up_box_calibration_keeps_every_set_and_then_reads_best(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import calibrate_close_up_boxes as calibrate
+
+    def point(sx, sy, rows):
+        sets = {name: dict(zip(calibrate.MEASURES, row, strict=True)) for name, row in rows.items()}
+        return {"box_scale_x": sx, "box_scale_y": sy, "sets": sets}
+
+    base = point(0.95, 1.1, {"a": (0.90, 0.80, 0.70), "b": (0.50, 0.50, 0.50)})
+    better_read_loses_b = point(0.9, 1.0, {"a": (0.95, 0.85, 0.90), "b": (0.40, 0.50, 0.55)})
+    within_slack = point(0.9, 1.05, {"a": (0.899, 0.799, 0.72), "b": (0.50, 0.50, 0.51)})
+    same_read_further = point(0.8, 0.9, {"a": (0.899, 0.799, 0.72), "b": (0.50, 0.50, 0.51)})
+    grid = [base, better_read_loses_b, same_read_further, within_slack]
+    # b's recall falls 0.1: not eligible, however well it reads; of the two equal reads the nearer one.
+    assert calibrate.choose(grid, (0.95, 1.1), base["sets"]) is within_slack
+    assert calibrate.choose([base], (0.95, 1.1), base["sets"]) is base
+    assert not calibrate.eligible(point(1, 1, {"a": (0.897, 0.80, 0.9), "b": (0.5, 0.5, 0.5)})["sets"], base["sets"])
