@@ -298,3 +298,35 @@ def test_distil_needs_the_net_to_stay_close_to(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="--distil needs --init-from"):
         main(["--smoke", "--data", str(DATA), "--out", str(tmp_path / "run"), "--artwork", str(tmp_path / "none"),
               "--distil", "1"])
+
+
+def test_large_crops_show_one_tile_whole_at_a_share_of_the_crop_with_its_neighbours_as_they_lie() -> None:
+    """A crop cut around one tile: some box is a whole tile (its 40 x 56 shape), its long side within
+    LARGE_CROP_SHARE of the crop, drawn across that range; each box holds its own tile's mark; the row's touching
+    neighbours come along (boxes sharing an edge), not cut out alone as on a sheet."""
+    image, boxes = _row_photo()
+    item = dd.TrainImage("x.jpg", image, boxes)
+    rng = np.random.default_rng(7)
+    low, high = dd.LARGE_CROP_SHARE
+    shares, touching = [], 0
+    for _ in range(40):
+        sample = dd.random_sample(item, 256, rng, [dd.rounded_rect_mask()], composite_p=0.0, large_crop=True)
+        widths = sample.boxes[:, 2] - sample.boxes[:, 0]
+        heights = sample.boxes[:, 3] - sample.boxes[:, 1]
+        whole = np.abs(widths / heights - 40 / 56) < 0.03
+        assert whole.any()
+        shares.append(float(heights[whole].max()) / 256)
+        grey = cv2.cvtColor(sample.image, cv2.COLOR_BGR2GRAY).astype(int)
+        for (x0, y0, x1, y1), is_whole in zip(sample.boxes, whole, strict=True):
+            if is_whole:  # the mark: what is much darker than the ivory (colours are jittered, sometimes grey)
+                mx, my = (x1 - x0) * 0.15, (y1 - y0) * 0.15  # away from the table showing at the tile's edge
+                inside = grey[int(y0 + my):int(y1 - my), int(x0 + mx):int(x1 - mx)]
+                dark = np.argwhere(inside < np.median(inside) - 60)
+                centre = dark.mean(axis=0)[::-1] + np.array([int(x0 + mx), int(y0 + my)])
+                assert abs(centre[0] - (x0 + x1) / 2) < 0.15 * (x1 - x0)
+                assert abs(centre[1] - (y0 + y1) / 2) < 0.15 * (y1 - y0)
+        edges = np.abs(sample.boxes[:, None, 2] - sample.boxes[None, :, 0]) < 1.0
+        touching += bool(edges.any())
+    assert all(low - 0.01 <= s <= high + 0.01 for s in shares)
+    assert min(shares) < low + 0.15 and max(shares) > high - 0.15
+    assert touching >= 10

@@ -30,6 +30,12 @@ STRIDE = 4
 SCALE_RANGE = (0.42, 0.95)
 CLOSEUP_SCALE_RANGE = (0.95, 2.2)
 CLOSEUP_PROBABILITY = 0.2
+# A large crop (`random_sample`'s `large_crop`): one labelled tile's long side this share of the crop, its
+# neighbours around it as the photo shows them. The close-up net read the large tiles built from dev windows
+# (benchmarks/eval_large_tiles.py) with two touching tiles in one box, or a box across two halves (session 20: 64 of
+# 96 misses), and its sheets show a run cut out alone; the shares span what its input shows at 384 px (a tile of
+# 15-70 % of the frame, and half that in its scale pass's shrunk view).
+LARGE_CROP_SHARE = (0.12, 0.85)
 # Largest width:height change of a squeezed photo. Sized from the test split's squeezed photo (about 6x), a use of
 # test logged in benchmarks/TEST-LOG.md; the development split has squeezed copies too (evaluate.py's group).
 MAX_STRETCH = 8.0
@@ -547,12 +553,13 @@ def random_sample(
     item: TrainImage, size: int, rng: np.random.Generator, back_masks: list[np.ndarray], composite_p: float = 0.6,
     relay_p: float = 0.0, rotate_p: float = 0.0, stretch_p: float = 0.0, wide_rotate_p: float = 0.0,
     paper_p: float = 0.0, paper_faces: list[Face] | None = None,
-    paper_run_share: tuple[float, float] = PAPER_RUN_SHARE, filled_p: float = 0.0,
+    paper_run_share: tuple[float, float] = PAPER_RUN_SHARE, filled_p: float = 0.0, large_crop: bool = False,
 ) -> Sample:
     """One augmented `size` x `size` training crop of `item` with its positive and ignored boxes. A share `paper_p`
     of them are close-ups on a sheet: rendered tiles (`rendered_close_up`, half of them when `paper_faces` are
     given) or tiles of `item` cut out (`paper_close_up`), the run's long side `paper_run_share` of `size`; of those,
-    a share `filled_p` are one tile filling its photo (`filled_close_up`)."""
+    a share `filled_p` are one tile filling its photo (`filled_close_up`). `large_crop` (not with a sheet): the crop
+    is cut around one labelled tile so that its long side is `LARGE_CROP_SHARE` of the crop, the tile whole inside."""
     image, boxes = item.image, item.boxes
     ignored = np.zeros((0, 4), np.float32)
     paper = None
@@ -597,6 +604,12 @@ def random_sample(
         boxes, ignored = boxes * stretch, ignored * stretch
     closeup = rng.random() < CLOSEUP_PROBABILITY
     scale = rng.uniform(*CLOSEUP_SCALE_RANGE) if closeup else rng.uniform(*SCALE_RANGE)
+    large = large_crop and paper is None and len(boxes) > 0
+    if large:
+        b = boxes[rng.integers(len(boxes))]
+        long_side = max(float(b[2] - b[0]), float(b[3] - b[1]), 1.0)
+        share = rng.uniform(*LARGE_CROP_SHARE)
+        scale = share * size / long_side
     if paper is not None:
         scale = 1.0  # the sheet is laid out at the crop's scale
     h, w = image.shape[:2]
@@ -604,6 +617,11 @@ def random_sample(
     src = size / scale
     if paper is not None:
         cx, cy = w / 2, h / 2
+    elif large:
+        # Anywhere the tile stays whole in the crop (its long side `share` of it; a small turn may cut a corner).
+        room = (1 - share) / 2 * src
+        cx = (b[0] + b[2]) / 2 + rng.uniform(-room, room)
+        cy = (b[1] + b[3]) / 2 + rng.uniform(-room, room)
     elif len(boxes) and rng.random() < 0.8:
         # Centre the crop near a labelled tile so most crops teach something about tiles.
         b = boxes[rng.integers(len(boxes))]

@@ -19,6 +19,9 @@ Fine-tuning for close-ups (issue 18): `--paper-p` makes that share of the sample
 frame (half cut from photos with published labels, half rendered from the classifier's face artwork:
 `detector_data.paper_close_up`, `rendered_close_up`), and `--filled-p` makes that share of the sheets one tile
 filling its photo, as the close-up net and its scale pass see such a photo (`detector_data.filled_close_up`);
+`--large-crop-p` makes that share of the other samples a crop cut around one labelled tile of a table photo so that
+its long side is 12-85 % of the crop, whole, with its neighbours as they lie (`detector_data.random_sample`): the
+large tiles' misses are boxes across two tiles or around several;
 `--distil W` pulls the net, on the other samples, towards the `--init-from` net's centres and boxes, so that what it
 learns for the sheets costs little on table photos.
 """
@@ -85,6 +88,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--filled-p", type=float, default=0.0,
                    help="share of the sheets that are one tile filling its photo, as it is or as the scale pass "
                         "shrinks it (detector_data.filled_close_up; a crop of one tile)")
+    p.add_argument("--large-crop-p", type=float, default=0.0,
+                   help="share of the samples (not sheets) cut around one tile of a photo with published labels, "
+                        "its long side 12-85 %% of the crop, its neighbours as the photo shows them "
+                        "(detector_data.LARGE_CROP_SHARE)")
     p.add_argument("--face-artwork", type=Path, default=DEFAULT_FACE_ARTWORK,
                    help="tile face artwork for the rendered sheets of --paper-p (the classifier's, ../shared/artwork)")
     p.add_argument("--distil", type=float, default=0.0,
@@ -177,12 +184,14 @@ def make_batch(images: list[dd.TrainImage], masks: list[np.ndarray], args: argpa
     fields: list[list[np.ndarray]] = [[] for _ in range(7)]
     for _ in range(args.batch):
         paper = bool(cut_from) and rng.random() < args.paper_p
-        pool = cut_from if paper else images
+        large = bool(cut_from) and not paper and rng.random() < args.large_crop_p
+        pool = cut_from if paper or large else images
         sample = dd.random_sample(pool[int(rng.integers(len(pool)))], args.size, rng, masks,
                                   relay_p=args.relay_p, rotate_p=args.rotate_p,
                                   stretch_p=args.stretch_p, wide_rotate_p=args.wide_rotate_p,
                                   paper_p=1.0 if paper else 0.0, paper_faces=faces,
-                                  paper_run_share=tuple(args.paper_run_share), filled_p=args.filled_p)
+                                  paper_run_share=tuple(args.paper_run_share), filled_p=args.filled_p,
+                                  large_crop=large)
         rgb = sample.image[:, :, ::-1].astype(np.float32) / 255.0
         fields[0].append(((rgb - np.array(MEAN, np.float32)) / np.array(STD, np.float32)).transpose(2, 0, 1))
         for i, value in enumerate(dd.encode_targets(sample, args.size), start=1):
@@ -255,7 +264,7 @@ def train(args: argparse.Namespace) -> Path:
     val_groups = {session_of(i.name) for i in val_images}
     masks = back_masks(args.artwork, DEFAULT_CACHE, args.out)
     faces = sheet_faces(args, args.out)
-    cut_from = [i for i in images if dd.cuttable(i)] if args.paper_p else []
+    cut_from = [i for i in images if dd.cuttable(i)] if args.paper_p or args.large_crop_p else []
     model = DetectorNet()
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     checkpoint = args.out / "last.ckpt"
