@@ -61,6 +61,7 @@ from fanscan.vision.detect import CLOSE_UP_MODEL  # what the product reads close
 from fanscan.vision.detection_metrics import match
 from fanscan.vision.group import NONE
 from fanscan.vision.load import LoadedImage, load_image
+from fanscan.vision.outsized import OUTSIZED_LONG_SIDE
 from fanscan.vision.proposal import TABLE as ON_THE_TABLE
 from fanscan.vision.proposal import HandProposal
 from fanscan.vision.yolo_data import LabelledImage, find_data_yaml, iter_split, read_class_names
@@ -486,10 +487,11 @@ def add_arguments(parser: argparse.ArgumentParser, data_required: bool = True) -
 def make_pipeline(detector_path: Path | None = None, classifier_path: Path | None = None,
                   threshold: float | None = None, profile: Path | None = None, scale_pass: bool = True,
                   aspect_search: bool = True, merge_splits: bool = True, second_reader: Path | None = None,
-                  close_up_detector: Path | None = CLOSE_UP_MODEL):
+                  close_up_detector: Path | None = CLOSE_UP_MODEL, outsized_boxes: float | None = OUTSIZED_LONG_SIDE):
     """The product's pipeline with the given (default: shipped) models, one onnxruntime thread each; with
     `second_reader` (a PP-OCR rec ONNX), the text recogniser asked about doubtful crops (`vision.second_reader`);
-    `close_up_detector` reads the photos the scale pass calls close-ups (`vision.scale.read_close_up`; None: off)."""
+    `close_up_detector` reads the photos the scale pass calls close-ups (`vision.scale.read_close_up`; None: off);
+    `outsized_boxes`: the bar over which a box is too large for its photo (`vision.outsized`; None: off)."""
     from dataclasses import replace
 
     from fanscan.vision.classify import TileClassifier
@@ -510,7 +512,19 @@ def make_pipeline(detector_path: Path | None = None, classifier_path: Path | Non
         close_up = TileDetector(close_up_detector, threads=1)
         close_up.merge_splits = merge_splits
     return Pipeline(detector, TileClassifier(classifier_path, threads=1, profile=profile), scale_pass=scale_pass,
-                    aspect_search=aspect_search, second_reader=reader, close_up_detector=close_up)
+                    aspect_search=aspect_search, second_reader=reader, close_up_detector=close_up,
+                    outsized_boxes=outsized_boxes)
+
+
+def size_ratio(text: str) -> float:
+    """`--outsized-boxes`: a ratio of long sides over 1 (argparse's one-line error otherwise)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is no ratio of long sides over 1")
+    return value
 
 
 def print_summary(result: dict) -> None:
@@ -547,6 +561,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="switch the squeezed-photo search off (to measure it)")
     parser.add_argument("--no-split-merge", action="store_true",
                         help="leave a tile found as two halves as two boxes (to measure detect.merge_split_tiles)")
+    parser.add_argument("--outsized-boxes", type=size_ratio, default=OUTSIZED_LONG_SIDE, metavar="RATIO",
+                        help="drop a box whose long side is over RATIO times its photo's median (vision.outsized; "
+                             f"default {OUTSIZED_LONG_SIDE})")
+    parser.add_argument("--keep-outsized-boxes", action="store_true",
+                        help="keep boxes too large for their photo (to measure vision.outsized)")
     parser.add_argument("--second-reader", type=Path, help="text recogniser ONNX to ask about doubtful crops "
                         "(vision.second_reader; default: off)")
     args = parser.parse_args(argv)
@@ -556,7 +575,8 @@ def main(argv: list[str] | None = None) -> int:
         pipeline = make_pipeline(args.detector, args.classifier, profile=args.profile,
                                  scale_pass=not args.no_scale_pass, aspect_search=not args.no_aspect_search,
                                  merge_splits=not args.no_split_merge, second_reader=args.second_reader,
-                                 close_up_detector=None if args.no_close_up_detector else args.close_up_detector)
+                                 close_up_detector=None if args.no_close_up_detector else args.close_up_detector,
+                                 outsized_boxes=None if args.keep_outsized_boxes else args.outsized_boxes)
         if args.all:
             chosen = DEVELOPMENT_SETS
             if args.sets:
@@ -576,6 +596,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.all:
         result["passes"] = {"scale_pass": not args.no_scale_pass, "aspect_search": not args.no_aspect_search,
                             "split_merge": not args.no_split_merge,
+                            "outsized_boxes": None if args.keep_outsized_boxes else args.outsized_boxes,
                             "close_up_detector": None if args.no_close_up_detector else args.close_up_detector.name}
         table = markdown_table(result)
         print(table, end="")

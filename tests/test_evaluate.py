@@ -218,3 +218,16 @@ def test_the_close_up_box_calibration_keeps_every_set_and_then_reads_best(monkey
     assert calibrate.choose(grid, (0.95, 1.1), base["sets"]) is within_slack
     assert calibrate.choose([base], (0.95, 1.1), base["sets"]) is base
     assert not calibrate.eligible(point(1, 1, {"a": (0.897, 0.80, 0.9), "b": (0.5, 0.5, 0.5)})["sets"], base["sets"])
+
+
+@pytest.mark.parametrize("bar", ["1", "0.5", "nan", "big"])
+def test_an_outsized_box_bar_that_is_no_ratio_over_one_is_refused_before_any_model_loads(evaluate, bar, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        evaluate.main(["--all", "--outsized-boxes", bar])
+    assert stopped.value.code == 2
+    assert f"{bar!r} is no ratio of long sides over 1" in capsys.readouterr().err
+
+
+def test_the_outsized_box_bar_reaches_the_pipeline_and_can_be_switched_off(evaluate):
+    assert evaluate.make_pipeline(outsized_boxes=2.5).outsized_boxes == 2.5
+    assert evaluate.make_pipeline(outsized_boxes=None).outsized_boxes is None

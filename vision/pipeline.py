@@ -30,6 +30,7 @@ from fanscan.vision.detect import (
 )
 from fanscan.vision.group import ObservedTile, choose_reading
 from fanscan.vision.load import LoadedImage, load_image
+from fanscan.vision.outsized import OUTSIZED_LONG_SIDE, without_outsized
 from fanscan.vision.proposal import HandProposal, build_proposal
 from fanscan.vision.scale import ScalePass, read_close_up
 
@@ -70,7 +71,8 @@ class Pipeline:
     def __init__(self, detector: TileDetector | None = None, classifier=None, top_k: int = TOP_K,
                  aspect_search: bool = True, profile: str | Path | None = None, scale_pass: bool = True,
                  second_reader=None,
-                 close_up_detector: TileDetector | DetectorOnFirstUse | str | None = "shipped") -> None:
+                 close_up_detector: TileDetector | DetectorOnFirstUse | str | None = "shipped",
+                 outsized_boxes: float | None = OUTSIZED_LONG_SIDE) -> None:
         """`aspect_search`: look again at a photo that seems squeezed along one axis (`vision.aspect`); off only to
         measure what it costs or brings. `scale_pass`: look again at a close-up, shrunk (`vision.scale`); off
         likewise. `profile`: a set profile file of `fanscan calibrate` for the shipped
@@ -78,7 +80,9 @@ class Pipeline:
         with its `read`) asked about the crops the classifier doubts (`vision.second_reader.second_opinions`).
         `close_up_detector`: what reads the photos the scale pass calls close-ups (`vision.scale.read_close_up`);
         "shipped" (the default): the shipped close-up model, opened on first use, but only with the shipped
-        detector (a caller measuring its own `detector` gets no second net unless it names one); None: off."""
+        detector (a caller measuring its own `detector` gets no second net unless it names one); None: off.
+        `outsized_boxes`: a box whose long side is over this many times the photo's median is dropped
+        (`vision.outsized`); None: kept."""
         if close_up_detector == "shipped":
             close_up_detector = shipped_close_up_detector() if detector is None else None
         self.close_up_detector = close_up_detector
@@ -96,6 +100,7 @@ class Pipeline:
         self.aspect_search = aspect_search
         self.scale_pass = scale_pass
         self.second_reader = second_reader
+        self.outsized_boxes = outsized_boxes
 
     def propose(self, image: str | Path | np.ndarray | LoadedImage) -> HandProposal:
         """The proposal for a photo file, a decoded `LoadedImage`, or a BGR uint8 array."""
@@ -125,7 +130,7 @@ class Pipeline:
         detections = self.detector.detect(pixels, refine=finer is None)
         if finer is not None and too_coarse(detections, spec):
             return self._read_finer(finer, started)
-        scaled = ScalePass(detections)
+        scaled, looked_closer = ScalePass(detections), False
         weak_evidence = self.detector.info.weak_evidence
         if self.scale_pass:
             # A close-up (few large or nested boxes) is looked at again shrunk (vision.scale); timed apart when it
@@ -133,7 +138,8 @@ class Pipeline:
             zoom_started = time.perf_counter()
             scaled = read_close_up(pixels, self.detector, detections, self._close_up_reader())
             detections = scaled.detections
-            if scaled.fired or scaled.read_by_close_up_detector:
+            looked_closer = scaled.fired or scaled.read_by_close_up_detector
+            if looked_closer:
                 timings["scale_pass"] = round((time.perf_counter() - zoom_started) * 1000, 2)
         shrunk, fix = pixels, AspectFix()
         if self.aspect_search:
@@ -146,9 +152,12 @@ class Pipeline:
             search_detect = functools.partial(self.detector.detect, merge_splits=False)
             shrunk, fix, detections = unsqueeze(pixels, search_detect, detections, search_when_weak=not close_up,
                                                 weak_evidence=weak_evidence)
-        lap("detect")
         if finer is not None and fix.changed:
             return self._read_finer(finer, started)  # never so with a camera's own photos
+        if self.outsized_boxes is not None and not looked_closer:
+            # A close-up's few large tiles are not judged by its fragments (`vision.outsized`).
+            detections = without_outsized(detections, shrunk.shape, self.outsized_boxes)
+        lap("detect")
         crops = crop_tiles(shrunk, [d.quad for d in detections], spec)
         lap("crop")
         readings, turns = self.read(crops)
