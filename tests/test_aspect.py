@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from fanscan.vision import aspect
 from fanscan.vision.detect import DEFAULT_WEAK_EVIDENCE, make_tile
+from fanscan.vision.second_look import LookEvidence
 
 
 def row_of_tiles(count: int, width: float, height: float, score: float) -> list:
@@ -167,3 +168,29 @@ def test_the_pipeline_searches_by_its_detectors_bar():
     detector.info = replace(detector.info, weak_evidence=1000.0)  # every first look is "little evidence" now
     pipeline.propose(SAMPLE)
     assert len(looks) > 1  # the squeezed-photo search tried its shrinks
+
+
+class SquareFacesDetector:
+    """Tiles seen from above at a slant come out square: in the photo with their shape back (160 px wide) the
+    detector finds all 14, square and confident; in the photo as given, 5 tile-shaped pieces."""
+
+    def __call__(self, image: np.ndarray) -> list:
+        if image.shape[1] == 160:
+            return row_of_tiles(14, 10, 10, 0.8)
+        return row_of_tiles(5, 30, 40, 0.7)
+
+
+def test_a_photo_longer_than_a_camera_frames_may_take_a_shrink_whose_tiles_are_shaped_worse():
+    detect = SquareFacesDetector()
+    strip = np.zeros((160, 640, 3), np.uint8)  # 4:1: squeezed 4x along y, no camera's frame
+    first = detect(strip)
+    shape_loss = LookEvidence.of(row_of_tiles(14, 10, 10, 0.8)).shape_error - LookEvidence.of(first).shape_error
+    assert aspect.SHAPE_SLACK < shape_loss <= aspect.LONG_PHOTO_SHAPE_SLACK
+    _, fix, found = aspect.unsqueeze(strip, detect, first)
+    assert fix == aspect.AspectFix(4.0, 1.0) and len(found) == 14
+    # A camera's frame with the same weak first look keeps it: there the same shape loss is too much.
+    frame = np.zeros((480, 640, 3), np.uint8)
+    weak = row_of_tiles(5, 30, 40, 0.5)
+    assert sum(d.score for d in weak) < DEFAULT_WEAK_EVIDENCE
+    _, fix, found = aspect.unsqueeze(frame, lambda image: detect(image) if image.shape[1] == 160 else weak, weak)
+    assert not fix.changed and found == weak
