@@ -194,3 +194,25 @@ def test_a_photo_longer_than_a_camera_frames_may_take_a_shrink_whose_tiles_are_s
     assert sum(d.score for d in weak) < DEFAULT_WEAK_EVIDENCE
     _, fix, found = aspect.unsqueeze(frame, lambda image: detect(image) if image.shape[1] == 160 else weak, weak)
     assert not fix.changed and found == weak
+
+
+class ConfidentPiecesDetector:
+    """Squeezed 4x along y, the photo's first look finds 10 tile-shaped pieces at 0.5 (evidence 5); shrunk 4x along x
+    it shows 14 tiles at 0.5 (evidence 7: 1.4x the first, over the long photo's gain and under a frame's)."""
+
+    def __call__(self, image: np.ndarray) -> list:
+        if image.shape[1] == 160:
+            return row_of_tiles(14, 6, 8, 0.5)
+        return row_of_tiles(10, 30, 40, 0.5)
+
+
+def test_a_photo_longer_than_a_camera_frames_needs_less_gain_in_evidence_to_be_shrunk():
+    detect = ConfidentPiecesDetector()
+    assert aspect.LONG_PHOTO_MIN_GAIN < 1.4 < aspect.MIN_GAIN
+    _, fix, found = aspect.unsqueeze(np.zeros((160, 640, 3), np.uint8), detect, detect(np.zeros((160, 640, 3))))
+    assert fix == aspect.AspectFix(4.0, 1.0) and len(found) == 14
+    weak = row_of_tiles(10, 30, 40, 0.39)  # a camera's frame: the first look weak enough to be searched
+    _, fix, _ = aspect.unsqueeze(np.zeros((480, 640, 3), np.uint8),
+                                 lambda image: row_of_tiles(14, 6, 8, 0.39 * 1.4 * 10 / 14) if image.shape[1] == 160
+                                 else weak, weak)
+    assert not fix.changed
