@@ -170,18 +170,20 @@ def test_the_pipeline_searches_by_its_detectors_bar():
     assert len(looks) > 1  # the squeezed-photo search tried its shrinks
 
 
-class SquareFacesDetector:
-    """Tiles seen from above at a slant come out square: in the photo with their shape back (160 px wide) the
-    detector finds all 14, square and confident; in the photo as given, 5 tile-shaped pieces."""
+class ShapeBackDetector:
+    """Finds `shape_back` in a photo 160 px wide (a 4:1 strip shrunk 4x along x: its tiles' shape back), `as_given`
+    anywhere else."""
+
+    def __init__(self, shape_back: list, as_given: list) -> None:
+        self.shape_back, self.as_given = shape_back, as_given
 
     def __call__(self, image: np.ndarray) -> list:
-        if image.shape[1] == 160:
-            return row_of_tiles(14, 10, 10, 0.8)
-        return row_of_tiles(5, 30, 40, 0.7)
+        return self.shape_back if image.shape[1] == 160 else self.as_given
 
 
 def test_a_photo_longer_than_a_camera_frames_may_take_a_shrink_whose_tiles_are_shaped_worse():
-    detect = SquareFacesDetector()
+    # Tiles seen from above at a slant come out square: all 14 once the shape is back; 5 tile-shaped pieces before.
+    detect = ShapeBackDetector(row_of_tiles(14, 10, 10, 0.8), row_of_tiles(5, 30, 40, 0.7))
     strip = np.zeros((160, 640, 3), np.uint8)  # 4:1: squeezed 4x along y, no camera's frame
     first = detect(strip)
     shape_loss = LookEvidence.of(row_of_tiles(14, 10, 10, 0.8)).shape_error - LookEvidence.of(first).shape_error
@@ -192,27 +194,18 @@ def test_a_photo_longer_than_a_camera_frames_may_take_a_shrink_whose_tiles_are_s
     frame = np.zeros((480, 640, 3), np.uint8)
     weak = row_of_tiles(5, 30, 40, 0.5)
     assert sum(d.score for d in weak) < DEFAULT_WEAK_EVIDENCE
-    _, fix, found = aspect.unsqueeze(frame, lambda image: detect(image) if image.shape[1] == 160 else weak, weak)
+    _, fix, found = aspect.unsqueeze(frame, ShapeBackDetector(detect.shape_back, weak), weak)
     assert not fix.changed and found == weak
 
 
-class ConfidentPiecesDetector:
-    """Squeezed 4x along y, the photo's first look finds 10 tile-shaped pieces at 0.5 (evidence 5); shrunk 4x along x
-    it shows 14 tiles at 0.5 (evidence 7: 1.4x the first, over the long photo's gain and under a frame's)."""
-
-    def __call__(self, image: np.ndarray) -> list:
-        if image.shape[1] == 160:
-            return row_of_tiles(14, 6, 8, 0.5)
-        return row_of_tiles(10, 30, 40, 0.5)
-
-
 def test_a_photo_longer_than_a_camera_frames_needs_less_gain_in_evidence_to_be_shrunk():
-    detect = ConfidentPiecesDetector()
+    # Squeezed, the first look finds 10 tile-shaped pieces at 0.5 (evidence 5); with the shape back, 14 tiles at 0.5
+    # (evidence 7: 1.4x the first, over a long photo's gain and under a frame's).
+    detect = ShapeBackDetector(row_of_tiles(14, 6, 8, 0.5), row_of_tiles(10, 30, 40, 0.5))
     assert aspect.LONG_PHOTO_MIN_GAIN < 1.4 < aspect.MIN_GAIN
     _, fix, found = aspect.unsqueeze(np.zeros((160, 640, 3), np.uint8), detect, detect(np.zeros((160, 640, 3))))
     assert fix == aspect.AspectFix(4.0, 1.0) and len(found) == 14
     weak = row_of_tiles(10, 30, 40, 0.39)  # a camera's frame: the first look weak enough to be searched
-    _, fix, _ = aspect.unsqueeze(np.zeros((480, 640, 3), np.uint8),
-                                 lambda image: row_of_tiles(14, 6, 8, 0.39 * 1.4 * 10 / 14) if image.shape[1] == 160
-                                 else weak, weak)
+    shape_back = row_of_tiles(14, 6, 8, 0.39 * 1.4 * 10 / 14)  # again 1.4x the first look's evidence
+    _, fix, _ = aspect.unsqueeze(np.zeros((480, 640, 3), np.uint8), ShapeBackDetector(shape_back, weak), weak)
     assert not fix.changed
