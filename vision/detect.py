@@ -94,6 +94,11 @@ class DetectedTile:
         }
 
 
+def box_array(detections: Sequence[DetectedTile]) -> np.ndarray:
+    """The tiles' boxes (x0, y0, x1, y1) as an n x 4 float64 array (0 x 4 for none)."""
+    return np.array([d.box for d in detections], np.float64).reshape(-1, 4)
+
+
 def scaled_tiles(tiles: Sequence[DetectedTile], fx: float, fy: float | None = None) -> list[DetectedTile]:
     """The tiles in pixels `fx` (and `fy`, else `fx`) times larger along x (and y); orientation and score kept."""
     fy = fx if fy is None else fy

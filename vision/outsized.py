@@ -32,22 +32,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from fanscan.vision.detect import DetectedTile
+from fanscan.vision.detect import DetectedTile, box_array
 
 OUTSIZED_LONG_SIDE = 1.4  # a box whose long side is over this many times the photo's median is no tile of it
 OUTSIZED_FROM = 5  # whole boxes a photo needs before their median long side says how large its tiles are
 EDGE_MARGIN = 0.01  # a box within this share of the photo's side from its edge is cut by the frame, or may be
 
 
-def long_sides(detections: Sequence[DetectedTile]) -> np.ndarray:
-    """Each box's longer side, in its pixels."""
-    return np.array([max(d.width, d.height) for d in detections], np.float64).reshape(-1)
-
-
-def at_the_edge(detections: Sequence[DetectedTile], shape: tuple[int, ...], margin: float = EDGE_MARGIN) -> np.ndarray:
-    """A boolean per box: it reaches the photo's edge (within `margin` of its width or height)."""
+def at_the_edge(boxes: np.ndarray, shape: tuple[int, ...], margin: float = EDGE_MARGIN) -> np.ndarray:
+    """A boolean per box (n x 4, x0 y0 x1 y1): it reaches the photo's edge (within `margin` of its width or
+    height)."""
     height, width = shape[:2]
-    boxes = np.array([d.box for d in detections], np.float64).reshape(-1, 4)
     dx, dy = margin * width, margin * height
     return (boxes[:, 0] <= dx) | (boxes[:, 1] <= dy) | (boxes[:, 2] >= width - dx) | (boxes[:, 3] >= height - dy)
 
@@ -62,13 +57,13 @@ def outsized(detections: Sequence[DetectedTile], shape: tuple[int, ...], factor:
     Never so with fewer than `at_least` whole boxes."""
     if not factor > 1:  # NaN fails too
         raise ValueError(f"outsized box bar {factor}: expected a ratio of long sides over 1")
-    whole = ~at_the_edge(detections, shape)
+    boxes = box_array(detections)
+    whole = ~at_the_edge(boxes, shape)
     if whole.sum() < at_least:
-        return np.zeros(len(detections), bool)
-    sides = long_sides(detections)
-    boxes = np.array([d.box for d in detections], np.float64).reshape(-1, 4)
+        return np.zeros(len(boxes), bool)
+    long_sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
     middle = float(np.median((boxes[whole, 1] + boxes[whole, 3]) / 2))
-    return (sides > factor * float(np.median(sides[whole]))) & (boxes[:, 3] < middle)
+    return (long_sides > factor * float(np.median(long_sides[whole]))) & (boxes[:, 3] < middle)
 
 
 def without_outsized(detections: Sequence[DetectedTile], shape: tuple[int, ...], factor: float = OUTSIZED_LONG_SIDE,

@@ -42,7 +42,15 @@ from typing import Any
 import cv2
 import numpy as np
 from fanscan.vision.aspect import SQUEEZED_ASPECT
-from fanscan.vision.detect import DEFAULT_WEAK_EVIDENCE, DetectedTile, calibrate_boxes, little_evidence, make_tile, nms
+from fanscan.vision.detect import (
+    DEFAULT_WEAK_EVIDENCE,
+    DetectedTile,
+    box_array,
+    calibrate_boxes,
+    little_evidence,
+    make_tile,
+    nms,
+)
 from fanscan.vision.second_look import LINE_PIECES, SCORE_SLACK, LookEvidence, better_look, pieces_of_one_tile
 
 ZOOM_OUT = 2.0  # the photo is shown at half its size (tiles of 15-70 % of the frame become 8-35 %)
@@ -70,10 +78,6 @@ STRADDLED = 0.25  # a box with this share of its area (but under INSIDE) under a
 SHAPE_SLACK = 0.0
 
 
-def _boxes(detections: Sequence[DetectedTile]) -> np.ndarray:
-    return np.array([d.box for d in detections], np.float64).reshape(-1, 4)
-
-
 def inside_shares(boxes: np.ndarray, others: np.ndarray | None = None) -> np.ndarray:
     """[i, j]: the share of box i's area that lies inside box j of `others` (of `boxes` itself when None, with 0 on
     the diagonal)."""
@@ -92,7 +96,7 @@ def inside_shares(boxes: np.ndarray, others: np.ndarray | None = None) -> np.nda
 def _large(detections: Sequence[DetectedTile], shape: tuple[int, ...]) -> bool:
     if not detections:
         return False
-    boxes = _boxes(detections)
+    boxes = box_array(detections)
     long_sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
     return float(np.median(long_sides)) >= LARGE_SHARE * max(shape[:2])
 
@@ -111,7 +115,7 @@ def needs_zoom_out(detections: Sequence[DetectedTile], shape: tuple[int, ...],
         return False
     if little_evidence(detections, weak_evidence):
         return True
-    return bool((inside_shares(_boxes(detections)) >= INSIDE).any())
+    return bool((inside_shares(box_array(detections)) >= INSIDE).any())
 
 
 @dataclass(frozen=True)
@@ -136,7 +140,7 @@ class ScalePass:
         tiles whose few boxes look tile-shaped is no close-up (a dev photo squeezed 6x lost its 31 tiles so)."""
         if not self.fired or not self.large or not self.shrunk_view_found or not self.detections:
             return False
-        boxes = _boxes(self.detections)
+        boxes = box_array(self.detections)
         sides = np.stack([boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1).clip(min=1e-6)
         return float(np.median(sides.max(axis=1) / sides.min(axis=1))) <= SQUEEZED_ASPECT
 
@@ -179,7 +183,7 @@ def holds_pieces(holders: Sequence[DetectedTile], boxes: Sequence[DetectedTile])
     makes of nested boxes)."""
     if not holders or not boxes:
         return False
-    outer, inner = _boxes(holders), _boxes(boxes)
+    outer, inner = box_array(holders), box_array(boxes)
     shares = inside_shares(inner, outer)  # [i, j]: the share of inner box i inside holder j
     for j in range(len(outer)):
         within = shares[:, j] >= INSIDE
@@ -212,7 +216,7 @@ def merge(first: Sequence[DetectedTile], zoomed: Sequence[DetectedTile]) -> list
     pooled = [*first, *zoomed]
     if not pooled:
         return []
-    boxes = _boxes(pooled)
+    boxes = box_array(pooled)
     area = _areas(boxes)
     shares = inside_shares(boxes)
     inside = shares >= INSIDE  # [i, j]: i lies mostly inside j
@@ -249,7 +253,7 @@ def zoom_out(image: np.ndarray, detect: Callable[[np.ndarray], list[DetectedTile
     factor_x, factor_y = width / (x1 - x0), height / (y1 - y0)
     limits = np.array([width, height, width, height], np.float64)
     found = detect(canvas)
-    boxes = (_boxes(found) - [x0, y0, x0, y0]) * [factor_x, factor_y, factor_x, factor_y]
+    boxes = (box_array(found) - [x0, y0, x0, y0]) * [factor_x, factor_y, factor_x, factor_y]
     boxes = np.clip(calibrate_boxes(boxes, 1.0, ZOOMED_HEIGHT_SCALE), 0, limits)
     zoomed = [make_tile(box, tile.score) for box, tile in zip(boxes, found, strict=True)
               if box[2] - box[0] > 1 and box[3] - box[1] > 1]
