@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -209,3 +210,64 @@ def test_a_photo_longer_than_a_camera_frames_needs_less_gain_in_evidence_to_be_s
     shape_back = row_of_tiles(14, 6, 8, 0.39 * 1.4 * 10 / 14)  # again 1.4x the first look's evidence
     _, fix, _ = aspect.unsqueeze(np.zeros((480, 640, 3), np.uint8), ShapeBackDetector(shape_back, weak), weak)
     assert not fix.changed
+
+
+def stripes(height: int, width: int, period: int) -> np.ndarray:
+    """A photo of vertical black and white stripes, `period` px wide each pair: detail only along x."""
+    row = np.where((np.arange(width) // (period // 2)) % 2 == 0, 0, 255).astype(np.uint8)
+    return np.repeat(np.tile(row, (height, 1))[:, :, None], 3, axis=2)
+
+
+def test_crops_after_a_shrink_are_cut_from_the_photo_stretched_back_with_its_other_sides_pixels():
+    image = stripes(80, 640, 4)  # a square photo squeezed 8x along y: its tiles flat and wide
+    fix = aspect.AspectFix(8.0, 1.0)  # the search shrank x by 8 (the shrunk photo is 80 x 80)
+    tile = make_tile(np.array([10, 10, 50, 50]), 0.9)  # in the shrunk photo's pixels
+    photo, (moved,) = aspect.restored_for_crops(image, fix, [tile])
+    assert photo.shape == (640, 640, 3)  # y stretched 8x, x as the photo has it
+    assert np.array_equal(photo, np.repeat(image[:1], 640, axis=0))  # every stripe kept, none averaged away
+    assert moved.box == pytest.approx((80, 80, 400, 400))  # x: 10 x 8 photo pixels; y: 10 x 8 stretched
+    assert moved.quad[2].tolist() == pytest.approx([400, 400])
+    same, tiles = aspect.restored_for_crops(image, aspect.AspectFix(), [tile])
+    assert same is image and tiles == [tile]
+
+
+def test_the_photo_stretched_back_for_crops_is_no_longer_than_its_bound():
+    image = stripes(80, 640, 4)
+    photo, (moved,) = aspect.restored_for_crops(image, aspect.AspectFix(8.0, 1.0),
+                                                [make_tile(np.array([10, 10, 50, 50]), 0.9)], max_side=320)
+    assert photo.shape[:2] == (320, 320)  # the shrunk photo's square shape, 4x its 80 px
+    assert moved.box == pytest.approx((40, 40, 200, 200))
+
+
+class StripeDetector:
+    """A photo 80 x 640 (squeezed 8x along y): the first look finds two thin weak pieces; the photo shrunk 8x along
+    x (80 x 80) shows four tiles. Takes the pipeline's options."""
+
+    info = SimpleNamespace(weak_evidence=DEFAULT_WEAK_EVIDENCE)
+
+    def detect(self, image: np.ndarray, refine: bool = True, merge_splits: bool = True) -> list:
+        if image.shape[:2] == (80, 80):
+            return row_of_tiles(4, 15, 20, 0.9)
+        return row_of_tiles(2, 200, 20, 0.2)
+
+
+class RecordingClassifier:
+    def __init__(self) -> None:
+        self.crops = []
+
+    def classify(self, crops: np.ndarray, top_k: int) -> list:
+        self.crops.extend(crops)
+        return [[("1s", 0.9), ("none", 0.1)] for _ in crops]
+
+
+def test_the_pipeline_reads_a_squeezed_photos_tiles_with_the_detail_the_shrink_would_average_away():
+    from fanscan.vision.pipeline import Pipeline
+
+    classifier = RecordingClassifier()
+    proposal = Pipeline(StripeDetector(), classifier, scale_pass=False, close_up_detector=None).propose(
+        stripes(80, 640, 4))
+    assert len(proposal.tiles) == 4 and len(classifier.crops) == 4
+    # Shrunk 8x along x, 4-px stripes average to one grey; the crops show black and white.
+    assert all(float(np.asarray(crop, np.float32).std()) > 40 for crop in classifier.crops)
+    # Boxes in the photo's own pixels: the shrunk photo's 15-px tiles from x = 10, times 8.
+    assert sorted(t.box[0] for t in proposal.tiles) == pytest.approx([80, 200, 320, 440])

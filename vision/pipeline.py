@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 from fanscan.scoring.errors import FanscanError
-from fanscan.vision.aspect import AspectFix, natural_aspect, stretched_back, unsqueeze
+from fanscan.vision.aspect import AspectFix, natural_aspect, restored_for_crops, stretched_back, unsqueeze
 from fanscan.vision.crops import DEFAULT_SPEC, CropSpec, crop_tiles
 from fanscan.vision.detect import (
     REFINE_FEWER_THAN,
@@ -123,7 +123,7 @@ class Pipeline:
             pixels, scale, name, finer = loaded.image, loaded.scale, str(loaded.path), loaded.finer
         lap("load")  # ~0 when the caller decoded the photo
         # A photo squeezed along one axis is detected again shrunk along it (vision.aspect); its tiles are cut from
-        # the shrunk photo, where they have their shape back.
+        # it with the squeezed side stretched back, where they have their shape and all the photo's pixels.
         spec = getattr(self.classifier, "crop_spec", DEFAULT_SPEC)
         # The coarse look is one pass of the detector: the closer look it would take at small or few tiles is
         # what the working size is for.
@@ -158,7 +158,8 @@ class Pipeline:
             # A close-up's few large tiles are not judged by its fragments (`vision.outsized`).
             detections = without_outsized(detections, shrunk.shape, self.outsized_boxes)
         lap("detect")
-        crops = crop_tiles(shrunk, [d.quad for d in detections], spec)
+        crop_photo, crop_boxes = restored_for_crops(pixels, fix, detections)
+        crops = crop_tiles(crop_photo, [d.quad for d in crop_boxes], spec)
         lap("crop")
         readings, turns = self.read(crops)
         detections = stretched_back(detections, fix)
