@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 from fanscan.vision.detect import DEFAULT_WEAK_EVIDENCE, DetectedTile, little_evidence, scaled_tiles
+from fanscan.vision.load import WORKING_MAX_SIDE
 from fanscan.vision.second_look import better_look
 
 SQUEEZED_ASPECT = 3.0  # median long/short side of the first pass's boxes above which the photo looks squeezed
@@ -78,7 +79,7 @@ LONG_PHOTO_MIN_GAIN = 1.3
 # precision 0.867 as before: detection still runs on the shrunk photo; detecting on the stretched photo instead read
 # 0.819 / 0.840 / 0.565); dev end-to-end 0.837 -> 0.838; riichi-table-leomiura, hk-crops-justinchan, the close-ups
 # and the large tiles unchanged (none is searched into a shrink). A photo the search leaves alone costs nothing.
-RESTORED_MAX_SIDE = 2048
+RESTORED_MAX_SIDE = WORKING_MAX_SIDE  # the photo as the pipeline works at it, no larger (2048 when measured)
 
 
 @dataclass(frozen=True)
