@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -178,27 +178,36 @@ def build(out: Path, data_root: Path = SHARED_DATA) -> dict:
     for folder in ("riichi-table-leomiura", "hk-crops-justinchan"):
         if read_class_names(find_data_yaml(data_root / folder)) != names:
             raise FanscanError(f"{data_root / folder}: class names differ from chinese-mahjong-v4's")
-    if out.exists():
-        shutil.rmtree(out)
-    (out / "images").mkdir(parents=True)
-    (out / "labels").mkdir()
-    (out / "data.yaml").write_text(f"nc: {len(names)}\nnames: {names!r}\n", encoding="utf-8")
+    start_folder(out, names)
     counts = {}
     for number, (source, cuts) in enumerate(sources.items()):
         rng = np.random.default_rng([SEED, number])
         photos = tiles = 0
         for cut in cuts(rng):
             photo, boxes = lay_on_paper(cut, rng)
-            stem = f"{source.split()[0].split('-')[0]}_{photos:03d}"
-            cv2.imwrite(str(out / "images" / f"{stem}.jpg"), photo, [cv2.IMWRITE_JPEG_QUALITY, 90])
-            height, width = photo.shape[:2]
-            lines = [f"{c} {(b[0] + b[2]) / 2 / width:.6f} {(b[1] + b[3]) / 2 / height:.6f} "
-                     f"{(b[2] - b[0]) / width:.6f} {(b[3] - b[1]) / height:.6f}" for c, b in zip(cut.classes, boxes,
-                                                                                               strict=True)]
-            (out / "labels" / f"{stem}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-            photos, tiles = photos + 1, tiles + len(lines)
+            tiles += write_photo(out, f"{source.split()[0].split('-')[0]}_{photos:03d}", photo, boxes, cut.classes)
+            photos += 1
         counts[source] = {"photos": photos, "tiles": tiles}
     return counts
+
+
+def start_folder(out: Path, names: list[str]) -> None:
+    """An empty YOLO folder at `out` (emptied first when it exists) whose data.yaml names `names`."""
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "images").mkdir(parents=True)
+    (out / "labels").mkdir()
+    (out / "data.yaml").write_text(f"nc: {len(names)}\nnames: {names!r}\n", encoding="utf-8")
+
+
+def write_photo(out: Path, stem: str, photo: np.ndarray, boxes: np.ndarray, classes: list[int]) -> int:
+    """A built photo and its labels (pixel boxes x0, y0, x1, y1 with class indices) into the folder; the label count."""
+    cv2.imwrite(str(out / "images" / f"{stem}.jpg"), photo, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    height, width = photo.shape[:2]
+    lines = [f"{c} {(b[0] + b[2]) / 2 / width:.6f} {(b[1] + b[3]) / 2 / height:.6f} "
+             f"{(b[2] - b[0]) / width:.6f} {(b[3] - b[1]) / height:.6f}" for c, b in zip(classes, boxes, strict=True)]
+    (out / "labels" / f"{stem}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return len(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -206,8 +215,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="folder to build (emptied first)")
     parser.add_argument("--shared-data", type=Path, default=SHARED_DATA, help="the shared data folder")
     args = parser.parse_args(argv)
+    return run_build(lambda: build(args.out, args.shared_data))
+
+
+def run_build(build_folder: Callable[[], dict[str, dict]]) -> int:
+    """A builder's command: the folder built, one line per source ({source: {photos, tiles}}), or a one-line error."""
     try:
-        counts = build(args.out, args.shared_data)
+        counts = build_folder()
     except FanscanError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -362,7 +362,8 @@ LARGE_TILES = "large tiles"
 # YOLO folder from every folder of its SOURCES) and the large tiles (`eval_large_tiles.py`, built in memory from
 # `folder` and measured case by case).
 CLOSE_UPS_BUILDER, LARGE_TILES_BUILDER = "close_ups.py", "eval_large_tiles.py"
-BUILDERS = ("", CLOSE_UPS_BUILDER, LARGE_TILES_BUILDER)
+ARTWORK_CLOSE_UPS_BUILDER = "artwork_close_ups.py"
+BUILDERS = ("", CLOSE_UPS_BUILDER, LARGE_TILES_BUILDER, ARTWORK_CLOSE_UPS_BUILDER)
 DEVELOPMENT_SETS = (
     DevelopmentSet("dev", "chinese-mahjong-v4/train", splits.DEV, turned_copies=True,
                    note="the development split of the familiar style"),
@@ -378,6 +379,9 @@ DEVELOPMENT_SETS = (
     DevelopmentSet(LARGE_TILES, "chinese-mahjong-v4/train", splits.DEV, built_by=LARGE_TILES_BUILDER,
                    note="one to a few tiles of dev photos, each 15-70 % of the frame's long side, cut out or pasted "
                         "on near-white (benchmarks/eval_large_tiles.py's 300 cases): a tile filling a phone's frame"),
+    DevelopmentSet("artwork close-ups", "", built_by=ARTWORK_CLOSE_UPS_BUILDER,
+                   note="1-4 rendered tiles of an art style the detector never saw (gleitz-mit), large on paper-like "
+                        "sheets (benchmarks/artwork_close_ups.py); the classifier was trained on renders of it"),
 )
 SHARED_DATA = ROOT.parent / "shared" / "data"
 TABLE_MEASURES = ("recall", "precision", "end_to_end_accuracy", "end_to_end_as_proposed", "classifier_top1_labelled",
@@ -414,6 +418,14 @@ def development_row(pipeline, entry: DevelopmentSet, data_root: Path, scratch: P
             return {"missing": "a source of benchmarks/close_ups.py", "note": entry.note}
         folder = scratch / "close-ups"
         close_ups.build(folder, data_root)
+    elif entry.built_by == ARTWORK_CLOSE_UPS_BUILDER:
+        import artwork_close_ups
+
+        artwork = data_root.parent / "artwork"
+        if not (artwork / artwork_close_ups.FACES).is_dir():
+            return {"missing": shown_path(artwork / artwork_close_ups.FACES), "note": entry.note}
+        folder = scratch / "artwork-close-ups"
+        artwork_close_ups.build(folder, artwork)
     elif not folder.is_dir():
         return {"missing": shown_path(folder), "note": entry.note}
     if entry.built_by == LARGE_TILES_BUILDER:

@@ -374,7 +374,8 @@ def development_sets() -> str:
     for name, entry in now.items():
         if "missing" in entry:
             continue
-        a, b = entry["all"], before[name]["all"]
+        # A set added since the release before has no before: shown as "—".
+        a, b = entry["all"], before.get(name, {}).get("all", {})
         cells = [f"{figure(b.get(key))} → {figure(a.get(key))}" if a.get(key) is not None else "—"
                  for key, _ in measures]
         lines.append(f"| {name} | {a['photos']} | " + " | ".join(cells) + " |")
@@ -382,7 +383,9 @@ def development_sets() -> str:
                   f"{COMMANDS['evaluation_all_before']}). Whole hands as scored: photos of one hand whose tiles in "
                   "the hand (those set aside on the table left out) are the labelled ones. riichi-table-leomiura and "
                   "hk-crops-justinchan are other makers' tiles, never trained on; the close-ups are 1-4 tiles cut "
-                  "from them and from dev and laid on paper-like sheets (`benchmarks/close_ups.py`)."]
+                  "from them and from dev and laid on paper-like sheets (`benchmarks/close_ups.py`); the artwork "
+                  "close-ups, rendered tiles of an art style the detector never saw, large on such sheets "
+                  "(`benchmarks/artwork_close_ups.py`; the classifier was trained on renders of it)."]
     return "\n".join(lines)
 
 

@@ -275,3 +275,42 @@ def test_the_pipeline_reads_a_squeezed_photos_tiles_with_the_detail_the_shrink_w
     assert all(float(np.asarray(crop, np.float32).std()) > 40 for crop in classifier.crops)
     # Boxes in the photo's own pixels: the shrunk photo's 15-px tiles from x = 10, times 8.
     assert sorted(t.box[0] for t in proposal.tiles) == pytest.approx([80, 200, 320, 440])
+
+
+class SlicingDetector:
+    """One large, weakly scored tile (x 200-400, y 100-366) in the photo at its own size; the scale pass's shrunk view
+    (the photo's size, no closer look) finds nothing; any shrunk copy shows five confident boxes side by side that
+    fill the tile's place, as the search's slices of one large tile come out."""
+
+    info = SimpleNamespace(weak_evidence=DEFAULT_WEAK_EVIDENCE)
+
+    def __init__(self, shape: tuple[int, int]) -> None:
+        self.shape = shape
+
+    def detect(self, image: np.ndarray, refine: bool = True, merge_splits: bool = True) -> list:
+        height, width = image.shape[:2]
+        if (height, width) == self.shape:
+            return [make_tile(np.array([200, 100, 400, 366]), 0.3)] if refine else []
+        fx, fy = self.shape[1] / width, self.shape[0] / height
+        return [make_tile(np.array([(200 + 40 * i) / fx, 100 / fy, (240 + 40 * i) / fx, 366 / fy]), 0.9)
+                for i in range(5)]
+
+
+@pytest.mark.parametrize(("shape", "tiles"), [((480, 640), 1), ((640, 480), 1), ((640, 640), 5)])
+def test_a_camera_frame_keeps_its_large_tile_when_the_search_would_slice_it(shape, tiles):
+    """Issue 18: on a camera's frame (4:3 either way) a search whose boxes cut the first look's large tile into
+    pieces found no more tiles, and the tile stays one box; a square (a dataset export's frame) takes the search's
+    boxes as before."""
+    from fanscan.vision.pipeline import Pipeline
+
+    photo = np.full((*shape, 3), 200, np.uint8)
+    proposal = Pipeline(SlicingDetector(shape), PlainClassifier(), close_up_detector=None).propose(photo)
+    assert len(proposal.tiles) == tiles
+
+
+def test_a_camera_frame_is_natural_and_longer_than_a_square():
+    assert aspect.camera_frame((480, 640, 3)) and aspect.camera_frame((4032, 3024, 3))
+    assert aspect.camera_frame((1080, 2520, 3))  # 21:9
+    assert not aspect.camera_frame((640, 640, 3))  # an export's square
+    assert not aspect.camera_frame((600, 640, 3))
+    assert not aspect.camera_frame((107, 640, 3))  # squeezed

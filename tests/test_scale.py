@@ -188,3 +188,16 @@ def test_a_square_block_of_four_tiles_under_one_box_stays_four_tiles():
     block = tile(95, 95, 207, 243, 0.6)  # as square as one tile, but its tiles are not in one line
     merged = scale.merge(tiles, [block])
     assert sorted(d.box for d in merged) == sorted(d.box for d in tiles)
+
+
+def test_boxes_that_slice_a_tile_shaped_box_split_it_whether_or_not_they_cover_it():
+    one = [tile(100, 100, 200, 233)]  # 3:4
+    slices = [tile(100, 100 + 44 * i, 200, 144 + 44 * i) for i in range(3)]  # cover it whole
+    assert scale.splits_a_tile(one, slices)
+    assert scale.splits_a_tile(one, slices[:2])
+    assert not scale.splits_a_tile(one, slices[:1])  # one box inside: the tile again
+    square = [tile(100, 100, 233, 233)]  # no tile's shape: boxes inside it may be tiles
+    assert not scale.splits_a_tile(square, [tile(100, 100, 160, 180), tile(170, 100, 230, 180)])
+    apart = [tile(300, 100, 400, 233), tile(420, 100, 520, 233)]  # beside it, not inside
+    assert not scale.splits_a_tile(one, apart)
+    assert not scale.splits_a_tile([], slices) and not scale.splits_a_tile(one, [])

@@ -54,6 +54,7 @@ SEARCH_SIDE = 640  # the factors are tried on a copy this long at most
 MIN_SIDE = 32  # no shrinking below this many pixels
 # A camera's frame is at most this long against its width (21:9 is 2.33); a longer photo was cut or squeezed.
 NATURAL_ASPECT = 2.4
+CAMERA_MIN_ASPECT = 1.2  # and at least this long (4:3 is 1.33; 5:4, 1.25): a square is an export's frame
 # The winner replaces the first pass only when `second_look.better_look` says so, its boxes' shape allowed this much
 # worse than the first pass's (a squeezed photo's few first boxes are often pieces that look tile-shaped): 0.2 kept
 # 519 of the search's 522 tiles gained on the squeezed dev photos (0: 413) and turned riichi-table-leomiura's
@@ -126,6 +127,15 @@ def natural_aspect(shape: tuple[int, ...]) -> bool:
     """Whether a photo of this shape could be a camera's own frame (long side at most NATURAL_ASPECT x the short)."""
     height, width = shape[:2]
     return max(height, width) <= NATURAL_ASPECT * max(1, min(height, width))
+
+
+def camera_frame(shape: tuple[int, ...]) -> bool:
+    """Whether a photo of this shape looks like a camera's own frame (4:3, 3:2, 16:9 ...): natural (`natural_aspect`)
+    and at least `CAMERA_MIN_ASPECT` long. A square is left out: that is how dataset exports frame their photos
+    (chinese-mahjong-v4's 640 x 640; riichi-table-leomiura's wide frames squeezed into squares), and those are the
+    photos that come squeezed."""
+    height, width = shape[:2]
+    return natural_aspect(shape) and max(height, width) >= CAMERA_MIN_ASPECT * max(1, min(height, width))
 
 
 def stretched_back(tiles: Sequence[DetectedTile], fix: AspectFix) -> list[DetectedTile]:

@@ -18,7 +18,14 @@ from pathlib import Path
 
 import numpy as np
 from fanscan.scoring.errors import FanscanError
-from fanscan.vision.aspect import AspectFix, natural_aspect, restored_for_crops, stretched_back, unsqueeze
+from fanscan.vision.aspect import (
+    AspectFix,
+    camera_frame,
+    natural_aspect,
+    restored_for_crops,
+    stretched_back,
+    unsqueeze,
+)
 from fanscan.vision.crops import DEFAULT_SPEC, CropSpec, crop_tiles
 from fanscan.vision.detect import (
     REFINE_FEWER_THAN,
@@ -32,7 +39,7 @@ from fanscan.vision.group import ObservedTile, choose_reading
 from fanscan.vision.load import LoadedImage, load_image
 from fanscan.vision.outsized import OUTSIZED_LONG_SIDE, without_outsized
 from fanscan.vision.proposal import HandProposal, build_proposal
-from fanscan.vision.scale import ScalePass, read_close_up
+from fanscan.vision.scale import ScalePass, read_close_up, splits_a_tile
 
 # How many classifier candidates each tile carries into the reading search.
 TOP_K = 5
@@ -150,8 +157,15 @@ class Pipeline:
             # the join it chose 6x for a 5x squeeze, end-to-end 0.413 against 0.433).
             close_up = scaled.close_up and natural_aspect(pixels.shape)
             search_detect = functools.partial(self.detector.detect, merge_splits=False)
+            looked = detections
             shrunk, fix, detections = unsqueeze(pixels, search_detect, detections, search_when_weak=not close_up,
                                                 weak_evidence=weak_evidence)
+            if fix.changed and scaled.fired and scaled.large and camera_frame(pixels.shape) \
+                    and splits_a_tile(looked, stretched_back(detections, fix)):
+                # A camera's frame of large tiles is no export's squeezed photo: a search that slices one of its
+                # tiles into pieces found no more tiles, and the first look stands (issue 18: passes keep their
+                # result only when they find more tiles).
+                shrunk, fix, detections = pixels, AspectFix(), looked
         if finer is not None and fix.changed:
             return self._read_finer(finer, started)  # never so with a camera's own photos
         if self.outsized_boxes is not None and not looked_closer:

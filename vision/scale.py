@@ -62,6 +62,10 @@ INNER_AREA_RATIO = 2.0  # a nested box this many times smaller than its containe
 # label, width 1.07 x; the detector's own size calibration, 0.95 x 1.1, was chosen on table photos): their height
 # is scaled about the centre by this (0.87 and 0.9 measured alike; the rounder, milder one kept).
 ZOOMED_HEIGHT_SCALE = 0.9
+# A box this long against its width is one tile's shape (3:4 is 1.33, seen at an angle a little more or less); two
+# tiles side by side are 1.5 the other way (a long side of two widths against one height: 1.5 : 1.33), which this
+# also takes in, but their box holds two boxes that are tiles, not slices.
+ONE_TILE_SHAPE = (1.15, 1.6)
 GROUP_COVER = 0.5  # nested boxes covering this share of their container are tiles of a group, not pieces of a tile
 # Boxes of the two passes overlapping more than this are one tile (0.3 kept 0.6 % more precision on the built
 # close-ups, but let a shrunk-view box across a dev grid suppress three well-placed first-pass tiles).
@@ -191,6 +195,21 @@ def holds_pieces(holders: Sequence[DetectedTile], boxes: Sequence[DetectedTile])
                                                _areas(outer[j:j + 1])[0]) < GROUP_COVER:
             return True
     return False
+
+
+def splits_a_tile(first: Sequence[DetectedTile], second: Sequence[DetectedTile]) -> bool:
+    """Whether `second` cuts one of `first`'s tiles into pieces: a box of `first` shaped like an upright or sideways
+    tile (long/short side within `ONE_TILE_SHAPE`) holds at least two boxes of `second`, each lying `INSIDE` it.
+    Unlike `holds_pieces`, pieces covering the whole box count: the squeezed-photo search, trying a factor on a large
+    tile, slices it across into boxes that fill it (an artwork close-up: one tile read as five)."""
+    if not first or not second:
+        return False
+    outer = box_array(first)
+    sides = np.stack([outer[:, 2] - outer[:, 0], outer[:, 3] - outer[:, 1]], axis=1).clip(min=1e-6)
+    aspect = sides.max(axis=1) / sides.min(axis=1)
+    one_tile = (aspect >= ONE_TILE_SHAPE[0]) & (aspect <= ONE_TILE_SHAPE[1])
+    held = (inside_shares(box_array(second), outer) >= INSIDE).sum(axis=0)
+    return bool((one_tile & (held >= 2)).any())
 
 
 def found_more_tiles(one: Sequence[DetectedTile], other: Sequence[DetectedTile]) -> bool:
