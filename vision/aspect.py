@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from fanscan.vision.detect import DEFAULT_WEAK_EVIDENCE, DetectedTile, little_evidence, scaled_tiles
+from fanscan.vision.detect import DEFAULT_WEAK_EVIDENCE, DetectedTile, little_evidence, long_over_short, scaled_tiles
 from fanscan.vision.load import WORKING_MAX_SIDE
 from fanscan.vision.second_look import better_look
 
@@ -117,8 +117,7 @@ def tile_evidence(detections: Sequence[DetectedTile]) -> float:
     """Sum of the scores of the boxes shaped like a tile."""
     if not detections:
         return 0.0
-    sides = _sides(detections)
-    aspect = sides.max(axis=1) / sides.min(axis=1)
+    aspect = long_over_short(detections)
     shaped = (aspect >= TILE_SHAPED[0]) & (aspect <= TILE_SHAPED[1])
     return float(sum(d.score for d, ok in zip(detections, shaped, strict=True) if ok))
 

@@ -99,6 +99,12 @@ def box_array(detections: Sequence[DetectedTile]) -> np.ndarray:
     return np.array([d.box for d in detections], np.float64).reshape(-1, 4)
 
 
+def long_over_short(detections: Sequence[DetectedTile]) -> np.ndarray:
+    """Each tile's box, its long side over its short side (sides floored at 1e-6: a degenerate box divides by no 0)."""
+    sides = np.array([[d.width, d.height] for d in detections], np.float64).reshape(-1, 2).clip(min=1e-6)
+    return sides.max(axis=1) / sides.min(axis=1)
+
+
 def scaled_tiles(tiles: Sequence[DetectedTile], fx: float, fy: float | None = None) -> list[DetectedTile]:
     """The tiles in pixels `fx` (and `fy`, else `fx`) times larger along x (and y); orientation and score kept."""
     fy = fx if fy is None else fy

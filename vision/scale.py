@@ -48,6 +48,7 @@ from fanscan.vision.detect import (
     box_array,
     calibrate_boxes,
     little_evidence,
+    long_over_short,
     make_tile,
     nms,
 )
@@ -144,9 +145,7 @@ class ScalePass:
         tiles whose few boxes look tile-shaped is no close-up (a dev photo squeezed 6x lost its 31 tiles so)."""
         if not self.fired or not self.large or not self.shrunk_view_found or not self.detections:
             return False
-        boxes = box_array(self.detections)
-        sides = np.stack([boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1).clip(min=1e-6)
-        return float(np.median(sides.max(axis=1) / sides.min(axis=1))) <= SQUEEZED_ASPECT
+        return float(np.median(long_over_short(self.detections))) <= SQUEEZED_ASPECT
 
 
 def shrunk_into_canvas(image: np.ndarray, factor: float = ZOOM_OUT) -> tuple[np.ndarray, tuple[int, int, int, int]]:
@@ -204,11 +203,9 @@ def splits_a_tile(first: Sequence[DetectedTile], second: Sequence[DetectedTile])
     tile, slices it across into boxes that fill it (an artwork close-up: one tile read as five)."""
     if not first or not second:
         return False
-    outer = box_array(first)
-    sides = np.stack([outer[:, 2] - outer[:, 0], outer[:, 3] - outer[:, 1]], axis=1).clip(min=1e-6)
-    aspect = sides.max(axis=1) / sides.min(axis=1)
+    aspect = long_over_short(first)
     one_tile = (aspect >= ONE_TILE_SHAPE[0]) & (aspect <= ONE_TILE_SHAPE[1])
-    held = (inside_shares(box_array(second), outer) >= INSIDE).sum(axis=0)
+    held = (inside_shares(box_array(second), box_array(first)) >= INSIDE).sum(axis=0)
     return bool((one_tile & (held >= 2)).any())
 
 
