@@ -41,7 +41,14 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from fanscan.vision.detect import DEFAULT_WEAK_EVIDENCE, DetectedTile, little_evidence, long_over_short, scaled_tiles
+from fanscan.vision.detect import (
+    DEFAULT_WEAK_EVIDENCE,
+    DetectedTile,
+    box_sides,
+    little_evidence,
+    long_over_short,
+    scaled_tiles,
+)
 from fanscan.vision.load import WORKING_MAX_SIDE
 from fanscan.vision.second_look import better_look
 
@@ -95,16 +102,12 @@ class AspectFix:
         return (self.fx, self.fy) != (1.0, 1.0)
 
 
-def _sides(detections: Sequence[DetectedTile]) -> np.ndarray:
-    return np.array([[d.width, d.height] for d in detections], np.float64).reshape(-1, 2).clip(min=1e-6)
-
-
 def squeezed_axis(detections: Sequence[DetectedTile]) -> str | None:
     """'y' when the boxes are mostly tall and thin (the photo was squeezed across), 'x' when mostly flat and wide,
     None when they look like tiles."""
     if len(detections) < MIN_BOXES:
         return None
-    sides = _sides(detections)
+    sides = box_sides(detections)
     tall = sides[:, 1] / sides[:, 0]
     if float(np.median(tall)) > SQUEEZED_ASPECT:
         return "y"

@@ -99,9 +99,14 @@ def box_array(detections: Sequence[DetectedTile]) -> np.ndarray:
     return np.array([d.box for d in detections], np.float64).reshape(-1, 4)
 
 
+def box_sides(detections: Sequence[DetectedTile]) -> np.ndarray:
+    """(N, 2): each tile's box width and height, floored at 1e-6 (a degenerate box divides by no 0)."""
+    return np.array([[d.width, d.height] for d in detections], np.float64).reshape(-1, 2).clip(min=1e-6)
+
+
 def long_over_short(detections: Sequence[DetectedTile]) -> np.ndarray:
-    """Each tile's box, its long side over its short side (sides floored at 1e-6: a degenerate box divides by no 0)."""
-    sides = np.array([[d.width, d.height] for d in detections], np.float64).reshape(-1, 2).clip(min=1e-6)
+    """Each tile's box, its long side over its short side."""
+    sides = box_sides(detections)
     return sides.max(axis=1) / sides.min(axis=1)
 
 

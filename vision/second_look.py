@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from fanscan.vision.detect import DetectedTile
+from fanscan.vision.detect import DetectedTile, box_sides
 
 TILE_SHORT_OVER_LONG = 0.75  # a tile's short side over its long side
 SCORE_SLACK = 0.95  # the second look's mean detection score may be this share of the first's
@@ -31,7 +31,7 @@ class LookEvidence:
     def of(cls, detections: Sequence[DetectedTile]) -> LookEvidence:
         if not detections:
             return cls(0, 0.0, float("inf"))
-        sides = np.array([[d.width, d.height] for d in detections], np.float64).clip(min=1e-6)
+        sides = box_sides(detections)
         short_over_long = sides.min(axis=1) / sides.max(axis=1)
         error = float(np.median(np.abs(np.log(short_over_long / TILE_SHORT_OVER_LONG))))
         return cls(len(detections), float(np.mean([d.score for d in detections])), error)
