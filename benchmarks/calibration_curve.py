@@ -37,14 +37,13 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the fanscan CLI does (see fanscan/cli.py); before numpy loads
 import cv2
 import numpy as np
-from calibration_sets import hk_curve, riichi_curve, session_curves
+from calibration_sets import hk_curve, profile_of, riichi_curve, session_curves
 from fanscan.scoring.errors import FanscanError
 from fanscan.training.real_data import is_rotated_photo
 from fanscan.vision.classify import TileClassifier
 from fanscan.vision.crops import crop_box
 from fanscan.vision.dataset_classes import guess_table
 from fanscan.vision.detect import default_detector
-from fanscan.vision.profile import SetProfile
 from fanscan.vision.splits import DEV, session_of, source_of, split_of
 from fanscan.vision.yolo_data import find_data_yaml, iter_split, read_class_names
 from results_file import ROOT, write_json
@@ -184,11 +183,9 @@ def artwork_curve(shipped: TileClassifier, data: Path, artwork: Path, photos: li
         started = time.perf_counter()
         fitted = fit_profile(shipped, calibration, FitSettings())
         seconds = time.perf_counter() - started
-        profile = SetProfile(f"artwork-{k}", "renders", "", shipped.sha256, tuple(shipped.classes),
-                             fitted["delta"][0], fitted["delta"][1], moved=fitted["moved"])
         point = {"photos_per_tile": k, "build_seconds": round(seconds, 1), "leave_one_out": fitted["leave_one_out"],
-                 "penalty": fitted["penalty"],
-                 "with_profile": accuracy(TileClassifier(shipped.path, profile=profile), crops, truth)}
+                 "penalty": fitted["penalty"], "crop_zoom": fitted["crop_zoom"],
+                 "with_profile": accuracy(profile_of(shipped, fitted, f"artwork-{k}"), crops, truth)}
         out["curve"].append(point)
         print(f"artwork{' recoloured' if recolour else ''}, {k} a tile: {point}", flush=True)
     return out
@@ -241,13 +238,11 @@ def source_curve(shipped: TileClassifier, candidates: dict[str, list[tuple]], cr
             fitted = fit_profile(shipped, tiles, FitSettings())
             build_seconds = time.perf_counter() - started  # reading the photos, views, cross-validation and fit
             loo = fitted["leave_one_out"]
-        profile = SetProfile(f"curve-{k}", "composited", "", shipped.sha256, tuple(shipped.classes),
-                             fitted["delta"][0], fitted["delta"][1], moved=fitted["moved"])
-        calibrated = TileClassifier(shipped.path, profile=profile)
+        calibrated = profile_of(shipped, fitted, f"curve-{k}")
         point = {"photos_per_tile": k, "calibration_tiles": len(tiles), "read_as": read_as,
                  "distinct_calibration_sources": len({c[2] for t in kinds for c in chosen[t]}),
                  "build_seconds": round(build_seconds, 1), "leave_one_out": loo, "penalty": fitted["penalty"],
-                 "with_profile": accuracy(calibrated, crops, truth)}
+                 "crop_zoom": fitted["crop_zoom"], "with_profile": accuracy(calibrated, crops, truth)}
         curve.append(point)
         print(f"{'recoloured, ' if recolour else ''}{k} photo(s) a tile: with the profile {point['with_profile']}, "
               f"built in {point['build_seconds']} s; cross-validation {loo}", flush=True)

@@ -10,8 +10,8 @@ Imported by `benchmarks/calibration_curve.py` (`--parts`), which writes the JSON
   them, and every box of the other half is the test; then the halves swap, and the figures are pooled over both
   directions.
 - `hk-crops-justinchan`: 73 single-tile crops of two or three Hong Kong-style sets. Leave one crop out: for each
-  crop, a profile from at most k of the other crops of each kind reads it. Every crop's views are embedded once;
-  each fit takes its tiles' rows (`calibration.fit.subset`).
+  crop, a profile from at most k of the other crops of each kind reads it. Every crop's views are embedded once at
+  each crop zoom (`calibration.fit.CROP_ZOOMS`); each fit takes its tiles' rows (`calibration.fit.subset`).
 - the development sessions (`session_curves`): a player calibrating a set the model already knows. Each session of
   the development split (one table, one set, one light; the shipped classifier held them out) with at least
   `SESSION_PHOTOS` source photos is split as riichi is, its source photos alternating into two halves, but its
@@ -39,7 +39,7 @@ from fanscan.vision.dataset_classes import guess_table
 from fanscan.vision.profile import SetProfile
 from fanscan.vision.yolo_data import find_data_yaml, iter_split, read_class_names
 
-from fanscan.calibration.fit import FitSettings, embed, fit_embedded, subset
+from fanscan.calibration.fit import CROP_ZOOMS, FitSettings, embed_zooms, fit_profile, fit_zooms, subset
 from fanscan.calibration.sources import CalibrationTile, context_tile
 
 SCENE_GAP_S = 20.0
@@ -105,7 +105,7 @@ def read_accuracy(classifier: TileClassifier, crops: np.ndarray, truth: list[str
 def profile_of(shipped: TileClassifier, fitted: dict, name: str) -> TileClassifier:
     """The classifier file `shipped` was loaded from, reading with the profile `fitted`."""
     profile = SetProfile(name, "benchmark", "", shipped.sha256, tuple(shipped.classes), fitted["delta"][0],
-                         fitted["delta"][1], moved=fitted.get("moved"))
+                         fitted["delta"][1], moved=fitted.get("moved"), crop_zoom=fitted.get("crop_zoom", 1.0))
     return TileClassifier(shipped.path, profile=profile)
 
 
@@ -113,7 +113,7 @@ def choice_of(fitted: dict) -> dict:
     """What the fit chose and on what evidence (whatever the fit's version reports)."""
     loo = fitted.get("leave_one_out") or {}
     return {key: loo.get(key) for key in ("chosen_by", "accuracy", "accuracy_without_profile", "left_out")
-            if key in loo} | {"penalty": fitted.get("penalty")}
+            if key in loo} | {"penalty": fitted.get("penalty"), "crop_zoom": fitted.get("crop_zoom", 1.0)}
 
 
 def halves_curve(shipped: TileClassifier, halves: list[list[tuple]], images: dict[Path, np.ndarray], ks: list[int],
@@ -134,8 +134,7 @@ def halves_curve(shipped: TileClassifier, halves: list[list[tuple]], images: dic
             if not tiles:
                 continue
             started = time.perf_counter()
-            data = embed(shipped, tiles, settings)
-            fitted = fit_embedded(data, tiles, tuple(shipped.classes), settings)
+            fitted = fit_profile(shipped, tiles, settings)
             seconds.append(round(time.perf_counter() - started, 1))
             choices.append(choice_of(fitted) | {"calibration_tiles": len(tiles)})
             got, n = read_accuracy(profile_of(shipped, fitted, f"{name}-{k}"), crops[1 - calibrate_on],
@@ -232,7 +231,7 @@ def hk_curve(shipped: TileClassifier, folder: Path, ks: list[int], settings: Fit
     crops = np.stack([crop_box(images[p], box, shipped.crop_spec) for p, box, _ in boxes])
     truth = [t for _, _, t in boxes]
     started = time.perf_counter()
-    data = embed(shipped, tiles, settings)
+    embedded = embed_zooms(shipped, tiles, settings, CROP_ZOOMS)
     embed_seconds = round(time.perf_counter() - started, 1)
     out = {"crops": len(boxes), "kinds": len(set(truth)), "embed_seconds_all_crops": embed_seconds,
            "without_profile": round(read_accuracy(shipped, crops, truth)[0] / len(truth), 4), "curve": []}
@@ -240,6 +239,7 @@ def hk_curve(shipped: TileClassifier, folder: Path, ks: list[int], settings: Fit
     for k in ks:
         right = 0
         chosen: dict[str, int] = defaultdict(int)
+        zooms: dict[str, int] = defaultdict(int)
         fit_seconds = []
         for left_out in range(len(tiles)):
             others = [i for i in range(len(tiles)) if i != left_out]
@@ -249,14 +249,16 @@ def hk_curve(shipped: TileClassifier, folder: Path, ks: list[int], settings: Fit
                     keep.append(i)
                     seen[truth[i]] += 1
             started = time.perf_counter()
-            fitted = fit_embedded(subset(data, keep), [tiles[i] for i in keep], classes, settings)
+            fitted = fit_zooms([subset(data, keep) for data in embedded], [tiles[i] for i in keep], classes, settings)
             fit_seconds.append(time.perf_counter() - started)
             chosen[str(choice_of(fitted)["penalty"])] += 1
+            zooms[f"{fitted['crop_zoom']:g}"] += 1
             got, _ = read_accuracy(profile_of(shipped, fitted, f"hk-{k}"), crops[left_out:left_out + 1],
                                    truth[left_out:left_out + 1])
             right += got
         point = {"photos_per_tile": k, "with_profile": round(right / len(tiles), 4),
-                 "median_fit_seconds": round(float(np.median(fit_seconds)), 2), "penalties_chosen": dict(chosen)}
+                 "median_fit_seconds": round(float(np.median(fit_seconds)), 2), "penalties_chosen": dict(chosen),
+                 "crop_zooms_chosen": dict(zooms)}
         print(f"hk, at most {k} a kind: {point}", flush=True)
         out["curve"].append(point)
     return out

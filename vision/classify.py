@@ -25,7 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from fanscan.scoring.errors import FanscanError
-from fanscan.vision.crops import CropSpec
+from fanscan.vision.crops import CropSpec, zoom_crop
 from fanscan.vision.letterbox import letterbox, normalised_blob
 from fanscan.vision.onnx_model import json_floats, open_model
 from fanscan.vision.profile import SetProfile, check_profile, file_sha256, load_profile, profiled_probabilities
@@ -176,7 +176,7 @@ class TileClassifier:
             return np.zeros((0, len(self.classes)), np.float32)
         profile = self.profile  # once: a learning server may swap it meanwhile
         if profile is not None:
-            crops = list(crops)
+            crops = [zoom_crop(np.asarray(c), profile.crop_zoom) for c in crops]
             turned = [np.ascontiguousarray(np.asarray(c)[::-1, ::-1]) for c in crops]  # 180 degrees
             logits, embeddings = self.logits_and_embeddings(crops + turned)
             n = len(crops)

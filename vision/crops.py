@@ -202,3 +202,18 @@ def crop_tiles(
         raise FanscanError(f"a tile quad needs 4 finite (x, y) corners, got shapes {shapes}")
     ordered = order_quads(np.array([np.asarray(quad, np.float32).reshape(4, 2) for quad in quads]))
     return np.stack([_crop_ordered(image, quad, spec) for quad in ordered])
+
+
+def zoom_crop(crop: np.ndarray, zoom: float) -> np.ndarray:
+    """The centre 1/zoom of a cut crop, scaled back to the crop's size (zoom >= 1; 1: the crop itself). A set profile
+    reads its set's crops this way when that set's boxes sit looser around the faces than the classifier learnt
+    (`fanscan.calibration.fit`, `CROP_ZOOMS`)."""
+    if zoom == 1.0:
+        return crop
+    if not zoom > 1.0 or not np.isfinite(zoom):
+        raise FanscanError(f"a crop zoom must be a finite number of at least 1, got {zoom}")
+    height, width = crop.shape[:2]
+    # scale by `zoom` about the crop's centre: its centre 1/zoom fills the output
+    matrix = np.array([[zoom, 0, (1 - zoom) * width / 2], [0, zoom, (1 - zoom) * height / 2]], np.float64)
+    return cv2.warpAffine(np.ascontiguousarray(crop), matrix, (width, height), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)

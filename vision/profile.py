@@ -10,8 +10,10 @@ as one of them. The moved kinds share what is left, by the profile's logits aver
 turned 180 degrees (tiles lie either way up).
 
 File: one .npz holding `delta_weight` (classes x embedding), `delta_bias` (classes) and `meta`, a JSON string with
-the set's name, source, creation date, the sha256 of the base classifier file, the class list and the measured
-cross-validated accuracy (`fanscan.calibration.fit`). A profile built for another classifier file is refused.
+the set's name, source, creation date, the sha256 of the base classifier file, the class list, the measured
+cross-validated accuracy (`fanscan.calibration.fit`) and the crop zoom: how much closer than the shipped head's crop
+this set's tiles are read (`vision.crops.zoom_crop`; chosen by the fit from the set's own tiles, 1 in older files).
+A profile built for another classifier file is refused.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from fanscan.scoring.errors import FanscanError
 FORMAT = "fanscan-set-profile"
 VERSION = 1
 GATE_CLASSES = ("back", "none")
+MAX_CROP_ZOOM = 2.0  # a profile's crop zoom beyond this is a damaged file, not a set's looser boxes
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class SetProfile:
     details: dict = field(default_factory=dict)
     path: Path | None = None
     moved: tuple[str, ...] | None = None  # the tile kinds the profile re-reads (None: every tile kind)
+    crop_zoom: float = 1.0  # every crop is read zoomed in this much (`vision.crops.zoom_crop`; older profiles: 1)
 
     def moved_indices(self) -> np.ndarray | None:
         return None if self.moved is None else np.array([self.classes.index(c) for c in self.moved], np.int64)
@@ -54,7 +58,7 @@ class SetProfile:
         return {"format": FORMAT, "version": VERSION, "name": self.name, "source": self.source,
                 "created": self.created, "base_model_sha256": self.base_model_sha256, "classes": list(self.classes),
                 "leave_one_out_accuracy": self.leave_one_out_accuracy, "details": self.details,
-                "moved_classes": list(self.moved) if self.moved is not None else None}
+                "moved_classes": list(self.moved) if self.moved is not None else None, "crop_zoom": self.crop_zoom}
 
 
 def file_sha256(path: str | Path) -> str:
@@ -101,10 +105,13 @@ def load_profile(path: str | Path) -> SetProfile:
     if moved is not None and (not isinstance(moved, list) or not set(map(str, moved)) <= set(classes)
                               or set(map(str, moved)) & set(GATE_CLASSES)):
         raise FanscanError(f"{path}: damaged profile (moved_classes is not a list of its tile classes)")
+    zoom = meta.get("crop_zoom", 1.0)
+    if not isinstance(zoom, (int, float)) or isinstance(zoom, bool) or not 1.0 <= zoom <= MAX_CROP_ZOOM:
+        raise FanscanError(f"{path}: damaged profile (crop_zoom {zoom!r} is not a number from 1 to {MAX_CROP_ZOOM})")
     return SetProfile(str(meta.get("name", "")), str(meta.get("source", "")), str(meta.get("created", "")),
                       str(meta.get("base_model_sha256", "")), classes, weight, bias,
                       float(loo) if loo is not None else None, dict(meta.get("details") or {}), path,
-                      tuple(str(c) for c in moved) if moved is not None else None)
+                      tuple(str(c) for c in moved) if moved is not None else None, float(zoom))
 
 
 def check_profile(profile: SetProfile, model_path: Path, model_sha256: str, classes: tuple[str, ...],

@@ -125,7 +125,8 @@ def write_history(profile: str | Path, entries: Sequence[Entry]) -> None:
 def save_entry_data(profile: str | Path, entry: Entry, data: Embedded) -> None:
     buffer = io.BytesIO()
     weights = data.weights if data.weights is not None else np.ones(len(data.labels), np.float32)
-    np.savez(buffer, **{name: getattr(data, name) if name != "weights" else weights for name in ARRAYS})
+    np.savez(buffer, **{name: getattr(data, name) if name != "weights" else weights for name in ARRAYS},
+             crop_zoom=np.float64(data.crop_zoom))
     write_bytes(data_folder(profile) / entry.file, buffer.getvalue())
 
 
@@ -133,7 +134,8 @@ def load_entry_data(profile: str | Path, entry: Entry) -> Embedded:
     path = data_folder(profile) / entry.file
     try:
         with np.load(path, allow_pickle=False) as stored:
-            return Embedded(*(np.asarray(stored[name]) for name in ARRAYS))
+            zoom = float(stored["crop_zoom"]) if "crop_zoom" in stored.files else 1.0  # older entries: 1
+            return Embedded(*(np.asarray(stored[name]) for name in ARRAYS), crop_zoom=zoom)
     except (OSError, ValueError, KeyError, EOFError) as error:
         raise FanscanError(f"{path}: the data of history entry {entry.number} cannot be read "
                            f"({type(error).__name__}); remove it with fanscan calibrate --remove {entry.number} "
@@ -141,7 +143,13 @@ def load_entry_data(profile: str | Path, entry: Entry) -> Embedded:
 
 
 def join(parts: Sequence[Embedded]) -> Embedded:
-    """Several entries' crops as one set: tile numbers and plain-crop indices shifted."""
+    """Several entries' crops as one set: tile numbers and plain-crop indices shifted. Their crops must have been
+    read at one crop zoom (a profile keeps the zoom its calibration chose: `add_entry`)."""
+    zooms = sorted({p.crop_zoom for p in parts})
+    if len(zooms) > 1:
+        listed = ", ".join(f"{z:g}" for z in zooms)
+        raise FanscanError(f"the history's entries were read at different crop zooms ({listed}); remove the "
+                           f"entries of one (fanscan calibrate --remove) or calibrate again")
     tile_offsets = np.cumsum([0] + [len(p.plain) for p in parts])[:-1]
     row_offsets = np.cumsum([0] + [len(p.labels) for p in parts])[:-1]
     return Embedded(np.concatenate([p.logits for p in parts]), np.concatenate([p.embeddings for p in parts]),
@@ -151,7 +159,7 @@ def join(parts: Sequence[Embedded]) -> Embedded:
                     np.concatenate([p.turned_logits for p in parts]),
                     np.concatenate([p.turned_embeddings for p in parts]),
                     np.concatenate([p.weights if p.weights is not None else np.ones(len(p.labels), np.float32)
-                                    for p in parts]))
+                                    for p in parts]), zooms[0] if zooms else 1.0)
 
 
 def hard_tiles(classifier, data: Embedded) -> list[int]:
@@ -175,13 +183,26 @@ def add_entry(profile: str | Path, classifier, tiles: Sequence[CalibrationTile],
     if not tiles:
         raise FanscanError("no tiles to learn from (only backs or none)")
     if data is None:
-        data = embed(classifier, tiles, settings)
+        data = embed(classifier, tiles, settings, crop_zoom=profile_zoom(profile, classifier))
     hard = hard_tiles(classifier, data)
     weights = np.ones(len(data.labels), np.float32)
     weights[np.isin(data.tile_index, hard)] = FIX_WEIGHT
     data.weights = weights
     with HISTORY_LOCK:
         return store_entry(profile, tiles, kind, source, photo_sha256, hard, data)
+
+
+def profile_zoom(profile: Path, classifier) -> float:
+    """The crop zoom a new entry's crops are read at: the profile file's own (its calibration chose it), else that of
+    the profile the classifier reads with, else 1."""
+    if profile.exists():
+        from fanscan.vision.profile import load_profile
+
+        try:
+            return load_profile(profile).crop_zoom
+        except FanscanError:
+            pass
+    return classifier.profile.crop_zoom if classifier.profile is not None else 1.0
 
 
 def store_entry(profile: Path, tiles: Sequence[CalibrationTile], kind: str, source: str, photo_sha256: str | None,
@@ -270,7 +291,7 @@ def refit(profile: str | Path, classifier, name: str | None = None,
         name=name or previous_name or profile.stem, source=f"{len(entries)} history entries ({data_folder(profile)})",
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"), base_model_sha256=classifier.sha256,
         classes=classes, delta_weight=fitted["delta"][0], delta_bias=fitted["delta"][1], moved=fitted["moved"],
-        leave_one_out_accuracy=loo["accuracy"] if loo else None,
+        leave_one_out_accuracy=loo["accuracy"] if loo else None, crop_zoom=data.crop_zoom,
         details={"leave_one_out": loo, "penalty": fitted["penalty"], "tiles": len(tiles),
                  "photos": fitted["photos"], "tile_counts": counts, "settings": fitted["settings"],
                  "crops_embedded": fitted["crops_embedded"], "history_entries": len(entries),

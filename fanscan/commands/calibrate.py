@@ -77,7 +77,7 @@ def calibrate(args: argparse.Namespace) -> int:
     if args.views is not None and not 0 <= args.views <= 1000:
         raise FanscanError(f"--views {args.views}: give 0 to 1000 views per tile")
     started = time.perf_counter()
-    classifier = TileClassifier()
+    classifier = TileClassifier(threads=None)  # the views of four crop zooms: a batch on every core
     tiles = read_sources(args.sources, default_detector, classifier)
     settings = FitSettings(seed=args.seed) if args.views is None else FitSettings(views=args.views, seed=args.seed)
     kinds = len({t.tile for t in tiles})
@@ -97,6 +97,7 @@ def calibrate(args: argparse.Namespace) -> int:
         name=args.name or out.stem, source=source, created=created, base_model_sha256=classifier.sha256,
         classes=tuple(classifier.classes), delta_weight=fitted["delta"][0], delta_bias=fitted["delta"][1],
         moved=fitted["moved"], leave_one_out_accuracy=loo["accuracy"] if loo else None,
+        crop_zoom=fitted["crop_zoom"],
         details={"leave_one_out": loo, "penalty": fitted["penalty"], "tiles": len(tiles), "photos": fitted["photos"],
                  "tile_counts": fitted["tile_counts"], "settings": fitted["settings"],
                  "crops_embedded": fitted["crops_embedded"], "seconds": seconds,
@@ -130,7 +131,8 @@ def learned_line(profile, counts: dict[str, int], loo: dict | None, penalty: flo
                f"{loo['accuracy_without_profile']:.3f} without; {describe_strength(penalty)}")
     else:
         how = f"no cross-validation; {describe_strength(penalty)}"
-    return f"{learned}; {how}; profile {profile.name!r} written to {out} in {seconds} s"
+    zoom = f"; crops read {profile.crop_zoom:g}x closer in" if profile.crop_zoom != 1.0 else ""
+    return f"{learned}; {how}{zoom}; profile {profile.name!r} written to {out} in {seconds} s"
 
 
 def describe_strength(penalty: float | None) -> str:
