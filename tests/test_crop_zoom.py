@@ -4,9 +4,7 @@ fit's choice of a zoom from the set's own held-out views."""
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
-import zipfile
 
 import numpy as np
 import pytest
@@ -53,17 +51,21 @@ def make_profile(classifier: TileClassifier, zoom: float = 1.0) -> SetProfile:
                       np.zeros(len(classes), np.float32), crop_zoom=zoom)
 
 
+def rewritten_meta(path, out, change) -> None:
+    """`out`: the profile file `path` with `change` applied to its JSON meta, its arrays as they were."""
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    change(meta)
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez(out, **arrays)
+
+
 def test_profile_file_keeps_its_crop_zoom_and_old_files_read_one(tmp_path):
     classifier = TileClassifier()
     path = save_profile(make_profile(classifier, 1.15), tmp_path / "set.npz")
     assert load_profile(path).crop_zoom == 1.15
-    # an older profile's meta has no crop_zoom: rewrite the meta without it
-    with np.load(path) as data:
-        arrays = {k: data[k] for k in data.files}
-    meta = json.loads(str(arrays["meta"]))
-    del meta["crop_zoom"]
-    arrays["meta"] = np.array(json.dumps(meta))
-    np.savez(tmp_path / "old.npz", **arrays)
+    rewritten_meta(path, tmp_path / "old.npz", lambda meta: meta.pop("crop_zoom"))  # an older profile's meta
     assert load_profile(tmp_path / "old.npz").crop_zoom == 1.0
 
 
@@ -71,15 +73,7 @@ def test_profile_file_keeps_its_crop_zoom_and_old_files_read_one(tmp_path):
 def test_damaged_crop_zoom_is_one_line(tmp_path, zoom):
     classifier = TileClassifier()
     path = save_profile(make_profile(classifier), tmp_path / "set.npz")
-    with np.load(path) as data:
-        arrays = {k: data[k] for k in data.files}
-    meta = json.loads(str(arrays["meta"]))
-    meta["crop_zoom"] = zoom
-    arrays["meta"] = np.array(json.dumps(meta))
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
-    (tmp_path / "bad.npz").write_bytes(buffer.getvalue())
-    assert zipfile.is_zipfile(tmp_path / "bad.npz")
+    rewritten_meta(path, tmp_path / "bad.npz", lambda meta: meta.update(crop_zoom=zoom))
     with pytest.raises(FanscanError) as error:
         load_profile(tmp_path / "bad.npz")
     assert "crop_zoom" in str(error.value) and "\n" not in str(error.value)

@@ -60,18 +60,17 @@ MAX_FOLDS = 5
 REACH = ((0.10, 0.1), (0.25, 0.03))
 # What REACH holds back (before crop zooms): on riichi-table-leomiura a free head reads 0.962 at one photo a tile,
 # REACH's 0.1 reads 0.938; on the development construction the free head reads 0.825 (92 East tiles taken for green
-# dragons), 0.1 reads 0.937. Signals tried for telling a stranger's one set from that mix of familiar sessions
-# (session 12,
-# benchmarks/calibration_curve.py's sets): the shipped head's confidence on the calibration tiles and their views
-# (the construction's composited crops look *less* familiar than riichi's: views read 0.73 vs 0.89-0.94); the spread
-# of the tiles' embeddings in the directions the head ignores (riichi 3.03-3.11, construction 3.33-3.38, but its
-# recoloured copy, also a mix, 3.10-3.13, and hk-crops 3.54: no margin to set a bar on). Fits tried: one transform of
-# the embedding shared by all kinds (full or per-feature: riichi 0.941-0.960, construction 0.894-0.929); the
-# classifier's own embeddings of 7,723 training-session tiles as labelled anchors in fits under penalty 0.1 (session
-# 12's note on issue 18): a free head then reads the construction 0.935 instead of 0.825, but through REACH and the
-# cross-validation the curves moved within noise (riichi 0.938 / 0.952-0.955 / 0.966-0.967 for 1 / 2 / 4 photos,
-# construction 0.9366 / 0.9384 / 0.9416, hk 0.986 / 0.973 / 0.973), the rendered artwork set lost 0.002-0.004 at
-# 2 and 4 photos and building took 2-3x longer there: not shipped.
+# dragons), 0.1 reads 0.937. Signals tried for telling a stranger's one set from that mix of familiar sessions (session
+# 12, benchmarks/calibration_curve.py's sets): the shipped head's confidence on the calibration tiles and their views
+# (the construction's composited crops look *less* familiar than riichi's: views read 0.73 vs 0.89-0.94); the spread of
+# the tiles' embeddings in the directions the head ignores (riichi 3.03-3.11, construction 3.33-3.38, but its recoloured
+# copy, also a mix, 3.10-3.13, and hk-crops 3.54: no margin to set a bar on). Fits tried: one transform of the embedding
+# shared by all kinds (full or per-feature: riichi 0.941-0.960, construction 0.894-0.929); the classifier's own
+# embeddings of 7,723 training-session tiles as labelled anchors in fits under penalty 0.1 (session 12's note on issue
+# 18): a free head then reads the construction 0.935 instead of 0.825, but through REACH and the cross-validation the
+# curves moved within noise (riichi 0.938 / 0.952-0.955 / 0.966-0.967 for 1 / 2 / 4 photos, construction 0.9366 / 0.9384
+# / 0.9416, hk 0.986 / 0.973 / 0.973), the rendered artwork set lost 0.002-0.004 at 2 and 4 photos and building took
+# 2-3x longer there: not shipped.
 # One familiar set at a time (session 17, `calibration_curve.py --parts sessions`: six development sessions, each
 # calibrated on half its photos, read on the other half): pooled 0.944 without a profile, 0.949 / 0.952 / 0.953 with
 # 1 / 2 / 4 photos a tile; one session lower at one photo a tile (0.939 against 0.943, 2 of 477 boxes). With REACH off
@@ -385,21 +384,22 @@ def fit_zooms(embedded: Sequence[Embedded], tiles: Sequence[CalibrationTile], cl
               settings: FitSettings, with_loo: bool = True, progress: Progress | None = None) -> dict:
     """`fit_embedded` on the crops embedded at the chosen zoom (`choose_zoom`, from each zoom's cross-validation),
     with that zoom (`crop_zoom`) and those crops (`data`)."""
-    looked_at = embedded if with_loo else embedded[:1]
     if not with_loo:
-        tried = [(looked_at[0], None)]
-    else:  # one zoom a core: the fits are numpy, which lets go of the GIL in its array work
-        with ThreadPoolExecutor(min(len(looked_at), os.cpu_count() or 1)) as pool:
-            futures = [pool.submit(cross_validate, data, tiles, classes, settings) for data in looked_at]
-            for done, future in enumerate(futures):
-                future.result()
-                if progress is not None:
-                    progress("cross-validation", done + 1, len(futures))
-        tried = [(data, future.result()) for data, future in zip(looked_at, futures, strict=True)]
+        return fit_embedded(embedded[0], tiles, classes, settings, False, progress) | {
+            "data": embedded[0], "crop_zoom": embedded[0].crop_zoom}
+    results = []
+    # one zoom a core: the fits are numpy, which lets go of the GIL in its array work
+    with ThreadPoolExecutor(min(len(embedded), os.cpu_count() or 1)) as pool:
+        futures = [pool.submit(cross_validate, data, tiles, classes, settings) for data in embedded]
+        for done, future in enumerate(futures):
+            results.append(future.result())
+            if progress is not None:
+                progress("cross-validation", done + 1, len(futures))
+    tried = list(zip(embedded, results, strict=True))
     data, loo = tried[choose_zoom(tried)]
-    fitted = fit_embedded(data, tiles, classes, settings, with_loo, progress, loo=loo)
+    fitted = fit_embedded(data, tiles, classes, settings, True, progress, loo=loo)
     loo = fitted["leave_one_out"]
-    if loo is not None and len(tried) > 1 and tried[0][1] is not None:
+    if len(tried) > 1:
         loo["crop_zoom_candidates"] = {f"{d.crop_zoom:g}": {"accuracy": t["accuracy"], "penalty": t["penalty"]}
                                        for d, t in tried}
         # "without the profile" is the shipped head on the classifier's own crop: the first zoom's views (the same
@@ -409,13 +409,13 @@ def fit_zooms(embedded: Sequence[Embedded], tiles: Sequence[CalibrationTile], cl
     return fitted | {"data": data, "crop_zoom": data.crop_zoom}
 
 
-def choose_zoom(tried: Sequence[tuple[Embedded, dict | None]]) -> int:
+def choose_zoom(tried: Sequence[tuple[Embedded, dict]]) -> int:
     """Index of the chosen crop zoom among (crops embedded at it, their cross-validation), zooms increasing: the rule
     of the penalty (`choose`: the first within one standard error of the best) over each zoom's chosen candidate's
     held-out reading per tile, so a set whose held-out views do not read clearly better closer in keeps the
     classifier's own crop."""
-    per_tile = [None if loo is None else loo.get("per_tile") for _, loo in tried]
-    if len(tried) == 1 or any(p is None or len(p) != len(per_tile[0]) for p in per_tile):
+    per_tile = [loo.get("per_tile") for _, loo in tried]
+    if len(tried) == 1 or any(p is None for p in per_tile):  # no figure per tile: too few views to hold any out
         return 0
     return choose(np.stack(per_tile), np.array([loo["log_likelihood"] for _, loo in tried]))
 
