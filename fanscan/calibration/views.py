@@ -10,8 +10,8 @@ bottom) of that share of the views by another part of the same crop (`occluded`)
 
 Why the strips, and why they are off: in another player's photos tiles stand close and a neighbour in front hides an
 edge of the face (a dots tile losing a column of dots reads as a smaller number); a strip of the same crop, moved,
-looks like that neighbour. Measured at 0.6 (session 30, `benchmarks/calibration_curve.py`, every part, against the
-shipped views; `benchmarks/results/calibration_curve_occlusion_0.6.json`), 1 / 2 / 4 photos a tile:
+looks like that neighbour. Measured with `OCCLUSION_P = 0.6` (session 30, `benchmarks/calibration_curve.py`, every
+part, against the shipped views; `benchmarks/results/calibration_curve_occlusion_0.6.json`), 1 / 2 / 4 photos a tile:
 riichi-table-leomiura 0.966 / 0.969 / 0.974 -> 0.971 / 0.981 / 0.986, but hk-crops 0.986 at 4 -> 0.959 (2 of 73),
 the artwork set 0.980 / 0.998 / 0.998 -> 0.976 / 0.996 / 0.996, the development sessions pooled 0.951 / 0.952 / 0.954
 -> 0.950 / 0.951 / 0.953 and the composited construction 0.943 -> 0.938 at 4: a gain on one set that costs the
@@ -75,17 +75,15 @@ def occluded(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The crop with a strip along its left, right or bottom side (a share `OCCLUDED_SHARE` of it) replaced by the
     same strip of the crop rolled at least that far along the axis: another part of the same face, as a neighbour
     standing in front of the tile shows it."""
-    height, width = crop.shape[:2]
     side = int(rng.integers(3))  # 0 left, 1 right, 2 bottom (a tile in front hides the lower edge, not the top)
-    axis, length = (1, width) if side < 2 else (0, height)
+    axis = 1 if side < 2 else 0
+    length = crop.shape[axis]
     strip = max(1, round(length * rng.uniform(*OCCLUDED_SHARE)))
-    rolled = np.roll(crop, int(rng.integers(strip, max(strip + 1, length - strip + 1))), axis=axis)
+    shift = int(rng.integers(strip, max(strip + 1, length - strip + 1)))
+    hidden = np.arange(strip) if side == 0 else np.arange(length - strip, length)
     out = crop.copy()
-    hidden = slice(0, strip) if side == 0 else slice(length - strip, length)
-    if axis == 1:
-        out[:, hidden] = rolled[:, hidden]
-    else:
-        out[hidden] = rolled[hidden]
+    # the lines along `axis` first (views, not copies): line i of the crop rolled by `shift` is line i - shift
+    np.moveaxis(out, axis, 0)[hidden] = np.moveaxis(crop, axis, 0)[(hidden - shift) % length]
     return out
 
 
