@@ -4,6 +4,9 @@
     python benchmarks/calibration_curve.py --parts riichi,hk     # only the two shared real sets
     python benchmarks/calibration_curve.py --classifier FILE --json OUT.json   # another classifier file's embedding
 
+Profiles are built on `vision.classify.PROFILE_MODEL` (the file `fanscan calibrate` uses); "no profile" is the
+shipped reading, `vision.classify.DEFAULT_MODEL` (`--reader`).
+
 Parts (`--parts`, default all): `dev` and `recoloured` (the construction below), `sessions` (one familiar physical
 set at a time: each development session of 6 or more photos, calibrated on half its photos and read on the other
 half), `artwork` (one rendered set), `riichi` and `hk` (the shared sets of other makers' tiles); `sessions`, `riichi`
@@ -40,7 +43,7 @@ import numpy as np
 from calibration_sets import hk_curve, profile_of, riichi_curve, session_curves
 from fanscan.scoring.errors import FanscanError
 from fanscan.training.real_data import is_rotated_photo
-from fanscan.vision.classify import TileClassifier
+from fanscan.vision.classify import DEFAULT_MODEL, PROFILE_MODEL, TileClassifier
 from fanscan.vision.crops import crop_box
 from fanscan.vision.dataset_classes import guess_table
 from fanscan.vision.detect import default_detector
@@ -144,7 +147,7 @@ def composite(tiles: list[list[tuple]], seed: int) -> tuple[np.ndarray, list[tup
 
 
 def artwork_curve(shipped: TileClassifier, data: Path, artwork: Path, photos: list[int], per_tile_test: int,
-                  recolour: bool = False) -> dict:
+                  recolour: bool = False, reader: TileClassifier | None = None) -> dict:
     """One artwork set (gleitz, 42 faces) rendered as tiles in photo-like scenes (`training.renders`): k renders a
     tile calibrate (their crops go straight in as calibration tiles), `per_tile_test` other renders a tile test.
     `recolour`: red and blue swapped in every render, calibration and test alike: one set, test and calibration
@@ -177,7 +180,7 @@ def artwork_curve(shipped: TileClassifier, data: Path, artwork: Path, photos: li
                      [cx + tile_w / 2, cy + tile_h / 2], [cx - tile_w / 2, cy + tile_h / 2]], np.float32)
     out = {"artwork": "gleitz-mit (MIT): one consistent art style, rendered by training.renders; the shipped "
                       "classifier was trained on renders of it among others",
-           "test_crops": len(test), "without_profile": accuracy(shipped, crops, truth), "curve": []}
+           "test_crops": len(test), "without_profile": accuracy(reader or shipped, crops, truth), "curve": []}
     for k in photos:
         calibration = [context_tile(render(t), quad, t, f"render-{j}") for j in range(k) for t in kinds]
         started = time.perf_counter()
@@ -258,8 +261,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep-photos", type=Path, help="also write the composited layout photos here")
     parser.add_argument("--parts", default=",".join(PARTS),
                         help=f"what to measure (default all: {','.join(PARTS)}); the others are left out of the JSON")
-    parser.add_argument("--classifier", type=Path, help="the classifier file to calibrate (default: the shipped one); "
+    parser.add_argument("--classifier", type=Path, default=PROFILE_MODEL,
+                        help="the classifier file to calibrate (default: the one profiles are built on); "
                         "its 'embedding' output is what a profile learns on")
+    parser.add_argument("--reader", type=Path, default=DEFAULT_MODEL,
+                        help="the classifier that reads without a profile (the 'no profile' figures; default: the "
+                        "shipped one)")
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "data",
                         help="the shared data folder with riichi-table-leomiura and hk-crops-justinchan")
     args = parser.parse_args(argv)
@@ -269,34 +276,39 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--parts: unknown {', '.join(unknown)} (choose from {', '.join(PARTS)})")
     try:
         shipped = TileClassifier(args.classifier)
+        reader = TileClassifier(args.reader)
     except FanscanError as error:
-        parser.error(f"--classifier: {error}")
-    named = shipped.path.relative_to(ROOT) if shipped.path.is_relative_to(ROOT) else shipped.path
+        parser.error(f"--classifier / --reader: {error}")
+
+    def named(path: Path) -> str:
+        return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
     ks = [int(v) for v in args.photos.split(",")]
     result: dict = {"created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "onnxruntime_threads": 1,
                     "openblas_threads": os.environ["OPENBLAS_NUM_THREADS"], "parts": parts,
-                    "classifier": str(named)}
+                    "classifier": named(shipped.path), "reader_without_profile": named(reader.path)}
     if "riichi" in parts:
         result["riichi_table_leomiura"] = riichi_curve(shipped, args.shared / "riichi-table-leomiura", ks,
-                                                       FitSettings())
+                                                       FitSettings(), reader)
     if "hk" in parts:
-        result["hk_crops_justinchan"] = hk_curve(shipped, args.shared / "hk-crops-justinchan", ks, FitSettings())
+        result["hk_crops_justinchan"] = hk_curve(shipped, args.shared / "hk-crops-justinchan", ks, FitSettings(),
+                                                 reader)
     if "dev" in parts or "recoloured" in parts:
-        result |= dev_curves(shipped, args, ks, "recoloured" in parts, "dev" in parts)
+        result |= dev_curves(shipped, args, ks, "recoloured" in parts, "dev" in parts, reader)
     if "sessions" in parts:
-        result["dev_sessions"] = session_curves(shipped, args.data, ks, FitSettings())
+        result["dev_sessions"] = session_curves(shipped, args.data, ks, FitSettings(), reader)
     if "artwork" in parts:
-        result["artwork_set"] = artwork_curve(shipped, args.data, args.artwork, ks, per_tile_test=12)
+        result["artwork_set"] = artwork_curve(shipped, args.data, args.artwork, ks, per_tile_test=12, reader=reader)
         result["artwork_set_recoloured"] = artwork_curve(shipped, args.data, args.artwork, ks, per_tile_test=12,
-                                                         recolour=True)
+                                                         recolour=True, reader=reader)
     write_json(args.json, result)
     print(f"json: {args.json}")
     return 0
 
 
 def dev_curves(shipped: TileClassifier, args: argparse.Namespace, ks: list[int], recoloured: bool,
-               as_they_are: bool) -> dict:
-    """Construction 1 (the module doc), as the photos are and recoloured."""
+               as_they_are: bool, reader: TileClassifier | None = None) -> dict:
+    """Construction 1 (the module doc), as the photos are and recoloured; "without a profile" read by `reader`."""
+    reader = reader or shipped
     candidates, test = collect(args.data)
     crops = np.stack([crop_box(cv2.imread(str(p), cv2.IMREAD_COLOR), box, shipped.crop_spec) for p, box, _ in test])
     truth = [t for _, _, t in test]
@@ -304,7 +316,7 @@ def dev_curves(shipped: TileClassifier, args: argparse.Namespace, ks: list[int],
               "test_crops": len(test),
               "calibration_candidates_per_kind": {k: [len(v), sum(c[3] for c in v)]
                                                   for k, v in sorted(candidates.items())},
-              "without_profile": accuracy(shipped, crops, truth)}
+              "without_profile": accuracy(reader, crops, truth)}
     print(f"test: {len(test)} crops; without a profile {result['without_profile']}", flush=True)
     if as_they_are:
         result["curve"] = source_curve(shipped, candidates, crops, truth, ks, keep_photos=args.keep_photos)
@@ -315,7 +327,7 @@ def dev_curves(shipped: TileClassifier, args: argparse.Namespace, ks: list[int],
         "construction": "the same, with red and blue swapped in every calibration photo and test crop: a palette "
                         "the training photos do not show (red characters turn blue, blue numerals red), as another "
                         "maker's",
-        "without_profile": accuracy(shipped, recoloured_crops, truth),
+        "without_profile": accuracy(reader, recoloured_crops, truth),
         "curve": source_curve(shipped, candidates, recoloured_crops, truth, ks, recolour=True)}
     print(f"recoloured: without a profile {result['recoloured']['without_profile']}", flush=True)
     return result

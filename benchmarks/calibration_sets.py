@@ -117,13 +117,16 @@ def choice_of(fitted: dict) -> dict:
 
 
 def halves_curve(shipped: TileClassifier, halves: list[list[tuple]], images: dict[Path, np.ndarray], ks: list[int],
-                 settings: FitSettings, name: str, calibration_boxes=None) -> dict:
-    """Calibrate on one half (k boxes a kind, `calibration_boxes(half, k)`, by default `first_k_per_kind`), read
-    every box of the other half with and without the profile; then the halves swap, figures pooled."""
+                 settings: FitSettings, name: str, calibration_boxes=None,
+                 reader: TileClassifier | None = None) -> dict:
+    """Calibrate `shipped` (the classifier profiles are built on) on one half (k boxes a kind, `calibration_boxes(half,
+    k)`, by default `first_k_per_kind`), read every box of the other half with the profile and with `reader` (the
+    shipped reading without a profile; default `shipped`); then the halves swap, figures pooled."""
     pick = calibration_boxes or first_k_per_kind
+    reader = reader or shipped
     crops = [np.stack([crop_box(images[p], box, shipped.crop_spec) for p, box, *_ in half]) for half in halves]
     truth = [[b[2] for b in half] for half in halves]
-    right = sum(read_accuracy(shipped, c, t)[0] for c, t in zip(crops, truth, strict=True))
+    right = sum(read_accuracy(reader, c, t)[0] for c, t in zip(crops, truth, strict=True))
     out: dict = {"boxes": sum(map(len, truth)), "without_profile": round(right / sum(map(len, truth)), 4),
                  "without_profile_right": right, "curve": []}
     for k in ks:
@@ -147,13 +150,15 @@ def halves_curve(shipped: TileClassifier, halves: list[list[tuple]], images: dic
     return out
 
 
-def riichi_curve(shipped: TileClassifier, folder: Path, ks: list[int], settings: FitSettings) -> dict:
+def riichi_curve(shipped: TileClassifier, folder: Path, ks: list[int], settings: FitSettings,
+                 reader: TileClassifier | None = None) -> dict:
     boxes = labelled_boxes(folder)
     scenes = scene_of_frames(sorted({b[0].name for b in boxes}))
     images = {p: cv2.imread(str(p), cv2.IMREAD_COLOR) for p in {b[0] for b in boxes}}
     halves = [[b for b in boxes if scenes[b[0].name] % 2 == h] for h in (0, 1)]
     return {"frames": len(images), "scenes": max(scenes.values()) + 1, "scene_gap_s": SCENE_GAP_S,
-            "kinds": len({b[2] for b in boxes})} | halves_curve(shipped, halves, images, ks, settings, "riichi")
+            "kinds": len({b[2] for b in boxes})} | halves_curve(shipped, halves, images, ks, settings, "riichi",
+                                                              reader=reader)
 
 
 def square_on_first_k(half: list[tuple], k: int) -> list[tuple]:
@@ -172,7 +177,8 @@ def is_grey(image: np.ndarray) -> bool:
     return bool(np.abs(np.diff(image.astype(np.int16), axis=2)).mean() < 1)
 
 
-def session_curves(shipped: TileClassifier, data: Path, ks: list[int], settings: FitSettings) -> dict:
+def session_curves(shipped: TileClassifier, data: Path, ks: list[int], settings: FitSettings,
+                   reader: TileClassifier | None = None) -> dict:
     """One familiar physical set at a time: each development session with at least `SESSION_PHOTOS` source photos
     (the shipped classifier held its sessions out), its photos alternating into two halves by source (a source's
     augmented copies stay on one side)."""
@@ -210,7 +216,7 @@ def session_curves(shipped: TileClassifier, data: Path, ks: list[int], settings:
         side = {source: i % 2 for i, source in enumerate(sources)}
         halves = [[b for b in boxes if side[b[3]] == h] for h in (0, 1)]
         out["sessions"][session] = {"photos": len(sources), "kinds": len({b[2] for b in boxes})} | halves_curve(
-            shipped, halves, images, ks, settings, session, square_on_first_k)
+            shipped, halves, images, ks, settings, session, square_on_first_k, reader)
     sessions = out["sessions"].values()
     read = sum(s["boxes"] for s in sessions)
     out["pooled"] = {"without_profile": round(sum(s["without_profile_right"] for s in sessions) / read, 4),
@@ -224,7 +230,8 @@ def session_curves(shipped: TileClassifier, data: Path, ks: list[int], settings:
     return out
 
 
-def hk_curve(shipped: TileClassifier, folder: Path, ks: list[int], settings: FitSettings) -> dict:
+def hk_curve(shipped: TileClassifier, folder: Path, ks: list[int], settings: FitSettings,
+             reader: TileClassifier | None = None) -> dict:
     boxes = labelled_boxes(folder)
     images = {p: cv2.imread(str(p), cv2.IMREAD_COLOR) for p in {b[0] for b in boxes}}
     tiles = [tile_of(b, images) for b in boxes]
@@ -234,7 +241,7 @@ def hk_curve(shipped: TileClassifier, folder: Path, ks: list[int], settings: Fit
     embedded = embed_zooms(shipped, tiles, settings, CROP_ZOOMS)
     embed_seconds = round(time.perf_counter() - started, 1)
     out = {"crops": len(boxes), "kinds": len(set(truth)), "embed_seconds_all_crops": embed_seconds,
-           "without_profile": round(read_accuracy(shipped, crops, truth)[0] / len(truth), 4), "curve": []}
+           "without_profile": round(read_accuracy(reader or shipped, crops, truth)[0] / len(truth), 4), "curve": []}
     classes = tuple(shipped.classes)
     for k in ks:
         right = 0

@@ -49,12 +49,13 @@ class MeanOfClassifiers:
     classify = TileClassifier.classify  # its top-k over this class's probabilities
 
 
-def evaluate(data: Path, model: Path | list[Path], split: str | None = None, limit: int | None = None,
+def evaluate(data: Path, model: Path | list[Path | None], split: str | None = None, limit: int | None = None,
              profile: Path | None = None) -> dict:
     models = [model] if isinstance(model, Path) else list(model)
     if len(models) > 1 and profile is not None:
         raise FanscanError("--profile reads with one classifier, not with several --model")
     classifier = TileClassifier(models[0], profile=profile) if len(models) == 1 else MeanOfClassifiers(models)
+    models = [classifier.path] if len(models) == 1 else models  # a profile alone: the file it was built for
     spec = classifier.crop_spec
     names = read_class_names(find_data_yaml(data))
     table = guess_table(names)
@@ -149,11 +150,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     add_arguments(parser)
     parser.add_argument("--model", type=Path, action="append",
-                        help="classifier ONNX (default: the shipped one); more than once: the mean of their readings")
+                        help="classifier ONNX (default: the shipped one; with --profile, the file it was built for); "
+                        "more than once: the mean of their readings")
     parser.add_argument("--png", type=Path, default=None, help="confusion matrix image (default: beside --json)")
     args = parser.parse_args(argv)
     try:
-        result = evaluate(args.data, args.model or [DEFAULT_MODEL], args.split, args.limit, args.profile)
+        # with a profile and no --model: the classifier file the profile was built for (vision.classify)
+        default = [None] if args.profile else [DEFAULT_MODEL]
+        result = evaluate(args.data, args.model or default, args.split, args.limit, args.profile)
     except FanscanError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

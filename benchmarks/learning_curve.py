@@ -6,8 +6,10 @@ starting from no profile.
 Scenes as in `benchmarks/calibration_sets.py` (frames less than 20 s apart), alternating into two halves. A player
 confirms frames of one half, one per scene in time order (each hand is a new scene), each with every labelled box
 read right (the user fixed what the model misread): the frame's tiles join the profile through `--learn`'s own code
-(`calibration.learn.add_entry`, with the classifier as it then reads, profile and all, deciding which tiles count as
-fixes) and the profile is refitted (`calibration.learn.refit`). After 1, 3 and 10 frames, every box of the other half
+(`calibration.learn.add_entry`, with the classifier the profile learns with, profile and all, deciding which tiles
+count as fixes: before the first frame the profiles' own file, `vision.classify.PROFILE_MODEL`, as `--learn` starts a
+new profile) and the profile is refitted (`calibration.learn.refit`). "Without a profile" is the shipped reading.
+After 1, 3 and 10 frames, every box of the other half
 is read with the profile. Then the halves swap; figures are pooled over both directions.
 """
 
@@ -24,7 +26,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the fanscan CLI does (s
 import cv2
 import numpy as np
 from calibration_sets import labelled_boxes, read_accuracy, scene_of_frames, tile_of
-from fanscan.vision.classify import TileClassifier
+from fanscan.vision.classify import PROFILE_MODEL, TileClassifier
 from fanscan.vision.crops import crop_box
 from results_file import ROOT, shown_path, write_json
 
@@ -50,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     marks = sorted(int(v) for v in args.frames.split(","))
     shipped = TileClassifier()
+    learner = TileClassifier(PROFILE_MODEL)  # what a new --learn profile is built on
     boxes = labelled_boxes(args.data)
     scenes = scene_of_frames(sorted({b[0].name for b in boxes}))
     images = {p: cv2.imread(str(p), cv2.IMREAD_COLOR) for p in {b[0] for b in boxes}}
@@ -64,12 +67,12 @@ def main(argv: list[str] | None = None) -> int:
         order = confirmation_order(halves[learn_on], scenes)
         with tempfile.TemporaryDirectory() as folder:
             profile = Path(folder) / "learned.npz"
-            reader = shipped
+            reader = learner
             for count, frame in enumerate(order[:marks[-1]], start=1):
                 tiles = [tile_of(b, images) for b in halves[learn_on] if b[0].name == frame]
                 started = time.perf_counter()
                 entry = add_entry(profile, reader, tiles, "photo", frame)
-                fitted = refit(profile, shipped)
+                fitted = refit(profile, learner)
                 seconds = time.perf_counter() - started
                 reader = TileClassifier(profile=fitted)
                 if count in marks:

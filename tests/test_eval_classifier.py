@@ -1,12 +1,17 @@
-"""benchmarks/eval_classifier.py: several --model read together by the mean of their probabilities."""
+"""benchmarks/eval_classifier.py: several --model read together by the mean of their probabilities; a profile."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 from fanscan.scoring.errors import FanscanError
+from fanscan.vision.profile import SetProfile
+
+from fanscan.calibration.profile_file import save_profile
 
 ROOT = Path(__file__).resolve().parent.parent
 MINI = ROOT / "tests" / "data" / "mini_yolo" / "train"
@@ -50,3 +55,14 @@ def test_one_model_twice_reads_as_that_model(eval_classifier):
 def test_a_profile_reads_with_one_classifier_only(eval_classifier, tmp_path):
     with pytest.raises(FanscanError, match="one classifier"):
         eval_classifier.evaluate(MINI, [SHIPPED, SHIPPED], profile=tmp_path / "p.npz", limit=1)
+
+
+def test_a_profile_without_a_model_reads_with_the_file_it_was_built_for(eval_classifier, tmp_path):
+    built_on = ROOT / "models" / "tile_classifier_profiles.onnx"
+    classes = tuple(eval_classifier.TileClassifier(built_on).classes)
+    path = save_profile(SetProfile("zero", "test", "", hashlib.sha256(built_on.read_bytes()).hexdigest(), classes,
+                                   np.zeros((len(classes), 160), np.float32), np.zeros(len(classes), np.float32)),
+                        tmp_path / "p.npz")
+    out = tmp_path / "out.json"
+    assert eval_classifier.main(["--data", str(MINI), "--profile", str(path), "--limit", "1", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["model"].endswith("tile_classifier_profiles.onnx")

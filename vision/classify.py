@@ -10,11 +10,15 @@ trained with another class list or input size works unchanged. Besides the tile 
 answer `back` (a face-down tile) and `none` (not a tile).
 
 `TileClassifier(profile=...)` applies a set profile of `fanscan calibrate` (`vision.profile`): the model must have
-the `embedding` output, and the profile must have been built for this very model file.
+the `embedding` output, and the profile must have been built for this very model file. Without a model path it is
+the shipped file the profile names (`model_for_profile`): profiles are built on `PROFILE_MODEL` (its embedding
+learns another maker's set from one photo a tile better: models/tile_classifier.md), older ones on `DEFAULT_MODEL`,
+and either reads with the file it was built for. Without a profile the shipped reading is `DEFAULT_MODEL`'s.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Sequence
@@ -33,6 +37,7 @@ from fanscan.vision.profile import SetProfile, check_profile, file_sha256, load_
 from fanscan import models
 
 DEFAULT_MODEL = models.model_path(models.CLASSIFIER)
+PROFILE_MODEL = models.model_path(models.PROFILE_CLASSIFIER)  # what `fanscan calibrate` and `--learn` build on
 # The two answers that are not a tile id: a face-down tile, and not a tile at all (felt, wood, a tile's side, a
 # sliver of a neighbour, a gap). Training's class list and grouping both take them from here.
 BACK = "back"
@@ -64,6 +69,37 @@ def _parse_info(meta: dict[str, str]) -> ClassifierInfo:
                           float(meta["pixel_scale"]), meta["channel_order"].upper())
 
 
+def model_for_profile(profile: SetProfile) -> Path:
+    """The shipped classifier file `profile` was built for (by its sha256): `PROFILE_MODEL`, or `DEFAULT_MODEL` for
+    a profile built on it before profiles had their own file; `PROFILE_MODEL` when neither is (the profile is then
+    refused, as built for another classifier)."""
+    for path in (PROFILE_MODEL, DEFAULT_MODEL):
+        if path.is_file() and shipped_sha256(path) == profile.base_model_sha256:
+            return path
+    return PROFILE_MODEL
+
+
+@functools.cache
+def shipped_sha256(path: Path) -> str:
+    """A shipped model file's sha256, hashed once a process (`model_for_profile` asks on every profiled load)."""
+    return file_sha256(path)
+
+
+def learning_classifier(profile: str | Path, threads: int | None = 1) -> TileClassifier:
+    """The classifier a profile file learns with (`fanscan calibrate --remove`, `--learn`): the one it was built for
+    and reads with when it exists, else `PROFILE_MODEL` (a profile about to be created)."""
+    return TileClassifier(threads=threads, profile=profile) if Path(profile).exists() else \
+        TileClassifier(PROFILE_MODEL, threads=threads)
+
+
+def shipped_reader_beside(classifier: TileClassifier, threads: int | None = 1) -> TileClassifier | None:
+    """The shipped reader (`DEFAULT_MODEL`, what reads without a profile) when `classifier` is another file, to say
+    how a calibration's crops read without the profile; None when `classifier` is that file."""
+    if Path(classifier.path).resolve() == DEFAULT_MODEL.resolve():
+        return None
+    return TileClassifier(DEFAULT_MODEL, threads=threads)
+
+
 class TileClassifier:
     """An ONNX tile classifier loaded once, applied to batches of crops."""
 
@@ -78,8 +114,11 @@ class TileClassifier:
         `vision.profile`. `one_call_at_a_time`: calls from several threads run one after another
         (`onnx_model.OneCallAtATime`; the parts of one call too, so it suits `threads` 1).
         """
-        model = open_model(Path(model_path) if model_path is not None else DEFAULT_MODEL, "classifier", 1,
-                           one_call_at_a_time)
+        if profile is not None and not isinstance(profile, SetProfile):
+            profile = load_profile(profile)
+        if model_path is None:
+            model_path = model_for_profile(profile) if profile is not None else DEFAULT_MODEL
+        model = open_model(Path(model_path), "classifier", 1, one_call_at_a_time)
         self.parts = max(1, threads if threads is not None else (os.cpu_count() or 1))
         self._pool: ThreadPoolExecutor | None = None
         self.path, self.session = model.path, model.session

@@ -43,7 +43,7 @@ def file_version(path: Path) -> str:
 def model_versions() -> dict[str, str]:
     """The shipped models this process would load, by file name, with their versions (hash prefixes)."""
     return {name: file_version(models.model_path(name))
-            for name in (models.DETECTOR, models.CLOSE_UP_DETECTOR, models.CLASSIFIER)}
+            for name in (models.DETECTOR, models.CLOSE_UP_DETECTOR, models.CLASSIFIER, models.PROFILE_CLASSIFIER)}
 
 
 def batch_settings(args: argparse.Namespace) -> dict[str, Any]:

@@ -119,6 +119,9 @@ class Embedded:
     turned_embeddings: np.ndarray
     weights: np.ndarray | None = None
     crop_zoom: float = 1.0  # every crop was read zoomed this much (`vision.crops.zoom_crop`)
+    # per crop: does the shipped reader (the classifier that reads without a profile) read it as its label, at the
+    # classifier's own crop? None where it was not asked (`embed_zooms`' `reader`; entries stored before)
+    reader_right: np.ndarray | None = None
 
     @property
     def view_number(self) -> np.ndarray:
@@ -137,20 +140,23 @@ def subset(data: Embedded, tile_numbers: list[int]) -> Embedded:
     return Embedded(data.logits[rows], data.embeddings[rows], data.labels[rows],
                     np.array([renumber[t] for t in data.tile_index[rows]], np.int64), starts.astype(np.int64),
                     data.turned_logits[tile_numbers], data.turned_embeddings[tile_numbers],
-                    None if data.weights is None else data.weights[rows], data.crop_zoom)
+                    None if data.weights is None else data.weights[rows], data.crop_zoom,
+                    None if data.reader_right is None else data.reader_right[rows])
 
 
 def embed(classifier, tiles: Sequence[CalibrationTile], settings: FitSettings,
-          progress: Progress | None = None, crop_zoom: float = 1.0) -> Embedded:
+          progress: Progress | None = None, crop_zoom: float = 1.0, reader=None) -> Embedded:
     """Views of every tile through the classifier, each zoomed `crop_zoom` (`embed_zooms`)."""
-    return embed_zooms(classifier, tiles, settings, (crop_zoom,), progress)[0]
+    return embed_zooms(classifier, tiles, settings, (crop_zoom,), progress, reader)[0]
 
 
 def embed_zooms(classifier, tiles: Sequence[CalibrationTile], settings: FitSettings, crop_zooms: Sequence[float],
-                progress: Progress | None = None) -> list[Embedded]:
+                progress: Progress | None = None, reader=None) -> list[Embedded]:
     """Views of every tile through the classifier at each of `crop_zooms` (`vision.crops.zoom_crop`): one
     `Embedded` a zoom, of the same views (drawn once, then zoomed), a tile at a time to bound memory; `progress`
-    after each tile."""
+    after each tile. `reader`: the classifier that reads without a profile (when it is another file than the one
+    profiles are built on), asked about the same views at its own crop (`Embedded.reader_right`), so that "without
+    the profile" is what the player gets without one."""
     index = {name: i for i, name in enumerate(classifier.classes)}
     unknown = sorted({t.tile for t in tiles if t.tile not in index})
     if unknown:
@@ -159,10 +165,12 @@ def embed_zooms(classifier, tiles: Sequence[CalibrationTile], settings: FitSetti
     spec = classifier.crop_spec
     views = min(settings.views, max(4, MAX_CROPS // max(len(tiles), 1) - 1))
     read = [([], [], []) for _ in crop_zooms]  # per zoom: logits, embeddings, (turned logits, turned embedding)
-    labels, owners, plain = [], [], []
+    labels, owners, plain, reader_right = [], [], [], []
     offset = 0
     for number, tile in enumerate(tiles):
         drawn = tile_views(tile, spec, views, rng)
+        if reader is not None:
+            reader_right.append(reader.probabilities(drawn).argmax(axis=1) == index[tile.tile])
         for zoom, (logits, embeddings, turned) in zip(crop_zooms, read, strict=True):
             crops = [zoom_crop(crop, zoom) for crop in drawn]
             batch_logits, batch_embeddings = classifier.logits_and_embeddings([*crops, crops[0][::-1, ::-1].copy()])
@@ -177,7 +185,8 @@ def embed_zooms(classifier, tiles: Sequence[CalibrationTile], settings: FitSetti
             progress("embedding views", number + 1, len(tiles))
     return [Embedded(np.concatenate(logits), np.concatenate(embeddings), np.array(labels, np.int64),
                      np.array(owners, np.int64), np.array(plain, np.int64), np.stack([t[0] for t in turned]),
-                     np.stack([t[1] for t in turned]), crop_zoom=zoom)
+                     np.stack([t[1] for t in turned]), crop_zoom=zoom,
+                     reader_right=np.concatenate(reader_right) if reader is not None else None)
             for zoom, (logits, embeddings, turned) in zip(crop_zooms, read, strict=True)]
 
 
@@ -323,7 +332,8 @@ def cross_validate(data: Embedded, tiles: Sequence[CalibrationTile], classes: tu
     splits, left_out = held_out_splits(data, tiles, settings)
     if not splits:
         return {"penalty": settings.default_penalty, "chosen_by": "default (too few views to hold any out)",
-                "accuracy": None, "accuracy_without_profile": None, "tested": 0, "left_out": left_out, "folds": 0}
+                "accuracy": None, "accuracy_without_profile": None, "accuracy_shipped_reader": None, "tested": 0,
+                "left_out": left_out, "folds": 0}
     shipped_plain = float(reads_as_labelled(data, np.arange(len(data.plain)), zero_delta(
         classes, data.embeddings.shape[1]), classes, None).mean())
     weakest = weakest_allowed(1.0 - shipped_plain) if left_out.startswith("views") else 0.0
@@ -352,9 +362,16 @@ def cross_validate(data: Embedded, tiles: Sequence[CalibrationTile], classes: tu
     per_tile = right[:, tested] / counted[tested]
     chosen = choose(per_tile, likelihood)
     means = per_tile.mean(axis=1)
+    reader = None
+    if data.reader_right is not None:  # the shipped reader on the same held-out crops (it is fitted on none)
+        held = np.concatenate([test for _, test in splits])
+        reader_per_tile = np.bincount(data.tile_index[held], weights=data.reader_right[held],
+                                      minlength=len(tiles))[tested] / counted[tested]
+        reader = round(float(reader_per_tile.mean()), 4)
     return {"penalty": candidates[chosen], "per_tile": per_tile[chosen], "log_likelihood": float(likelihood[chosen]),
             "chosen_by": f"held-out {left_out}",
             "accuracy": round(float(means[chosen]), 4), "accuracy_without_profile": round(float(means[0]), 4),
+            "accuracy_shipped_reader": reader,
             "tested": int(tested.sum()), "crops_tested": int(counted.sum()), "left_out": left_out,
             "folds": len(splits), "rule": "nearest the shipped head within one standard error of the best",
             "shipped_reads_calibration_tiles": round(shipped_plain, 4), "weakest_penalty_allowed": weakest,
@@ -363,20 +380,28 @@ def cross_validate(data: Embedded, tiles: Sequence[CalibrationTile], classes: tu
                            for c, a, ll in zip(candidates, means, likelihood, strict=True)}}
 
 
+def read_without_profile(loo: dict) -> float | None:
+    """How the held-out crops read without the profile: by the shipped reader where the fit asked it (profiles are
+    built on another classifier file: `accuracy_shipped_reader`), else by the head the profile corrects."""
+    reader = loo.get("accuracy_shipped_reader")
+    return reader if reader is not None else loo.get("accuracy_without_profile")
+
+
 def describe_candidate(penalty: float | None) -> str:
     return "shipped head" if penalty is None else "free head" if penalty == 0 else f"penalty {penalty:g}"
 
 
 def fit_profile(classifier, tiles: Sequence[CalibrationTile], settings: FitSettings = FitSettings(),
                 progress: Progress | None = None, with_loo: bool = True,
-                crop_zooms: Sequence[float] = CROP_ZOOMS) -> dict:
+                crop_zooms: Sequence[float] = CROP_ZOOMS, reader=None) -> dict:
     """Everything a profile stores but its name and source (see `fit_embedded`), the chosen crop zoom and the
     embedded crops (`data`). With cross-validation, the views are embedded at each of `crop_zooms` and the zoom is
-    chosen as the penalty is (`fit_zooms`); without it, at the first zoom."""
+    chosen as the penalty is (`fit_zooms`); without it, at the first zoom. `reader`: the classifier that reads
+    without a profile, when it is another file (its figure on the held-out crops: `accuracy_shipped_reader`)."""
     if not tiles:
         raise FanscanError("no calibration tiles")
     zooms = tuple(crop_zooms) if with_loo else tuple(crop_zooms)[:1]
-    embedded = embed_zooms(classifier, tiles, settings, zooms, progress)
+    embedded = embed_zooms(classifier, tiles, settings, zooms, progress, reader if with_loo else None)
     return fit_zooms(embedded, tiles, tuple(classifier.classes), settings, with_loo, progress)
 
 

@@ -125,8 +125,9 @@ def write_history(profile: str | Path, entries: Sequence[Entry]) -> None:
 def save_entry_data(profile: str | Path, entry: Entry, data: Embedded) -> None:
     buffer = io.BytesIO()
     weights = data.weights if data.weights is not None else np.ones(len(data.labels), np.float32)
+    extra = {"reader_right": data.reader_right} if data.reader_right is not None else {}
     np.savez(buffer, **{name: getattr(data, name) if name != "weights" else weights for name in ARRAYS},
-             crop_zoom=np.float64(data.crop_zoom))
+             crop_zoom=np.float64(data.crop_zoom), **extra)
     write_bytes(data_folder(profile) / entry.file, buffer.getvalue())
 
 
@@ -135,7 +136,8 @@ def load_entry_data(profile: str | Path, entry: Entry) -> Embedded:
     try:
         with np.load(path, allow_pickle=False) as stored:
             zoom = float(stored["crop_zoom"]) if "crop_zoom" in stored.files else 1.0  # older entries: 1
-            return Embedded(*(np.asarray(stored[name]) for name in ARRAYS), crop_zoom=zoom)
+            reader = np.asarray(stored["reader_right"], bool) if "reader_right" in stored.files else None
+            return Embedded(*(np.asarray(stored[name]) for name in ARRAYS), crop_zoom=zoom, reader_right=reader)
     except (OSError, ValueError, KeyError, EOFError) as error:
         raise FanscanError(f"{path}: the data of history entry {entry.number} cannot be read "
                            f"({type(error).__name__}); remove it with fanscan calibrate --remove {entry.number} "
@@ -159,7 +161,10 @@ def join(parts: Sequence[Embedded]) -> Embedded:
                     np.concatenate([p.turned_logits for p in parts]),
                     np.concatenate([p.turned_embeddings for p in parts]),
                     np.concatenate([p.weights if p.weights is not None else np.ones(len(p.labels), np.float32)
-                                    for p in parts]), zooms[0] if zooms else 1.0)
+                                    for p in parts]), zooms[0] if zooms else 1.0,
+                    # the shipped reader's figure only where every entry has it (entries stored before do not)
+                    np.concatenate([p.reader_right for p in parts])
+                    if parts and all(p.reader_right is not None for p in parts) else None)
 
 
 def hard_tiles(classifier, data: Embedded) -> list[int]:
@@ -183,7 +188,10 @@ def add_entry(profile: str | Path, classifier, tiles: Sequence[CalibrationTile],
     if not tiles:
         raise FanscanError("no tiles to learn from (only backs or none)")
     if data is None:
-        data = embed(classifier, tiles, settings, crop_zoom=profile_zoom(profile, classifier))
+        from fanscan.vision.classify import shipped_reader_beside
+
+        data = embed(classifier, tiles, settings, crop_zoom=profile_zoom(profile, classifier),
+                     reader=shipped_reader_beside(classifier))
     hard = hard_tiles(classifier, data)
     weights = np.ones(len(data.labels), np.float32)
     weights[np.isin(data.tile_index, hard)] = FIX_WEIGHT

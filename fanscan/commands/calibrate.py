@@ -61,12 +61,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def calibrate(args: argparse.Namespace) -> int:
-    from fanscan.calibration.fit import FitSettings, fit_profile
+    from fanscan.calibration.fit import FitSettings, fit_profile, read_without_profile
     from fanscan.calibration.learn import Entry, data_folder, save_entry_data, write_history
     from fanscan.calibration.profile_file import check_profile_path, save_profile
     from fanscan.calibration.progress import ProgressBar
     from fanscan.calibration.sources import read_sources
-    from fanscan.vision.classify import TileClassifier
+    from fanscan.vision.classify import PROFILE_MODEL, TileClassifier, shipped_reader_beside
     from fanscan.vision.detect import default_detector
     from fanscan.vision.profile import SetProfile
 
@@ -77,7 +77,8 @@ def calibrate(args: argparse.Namespace) -> int:
     if args.views is not None and not 0 <= args.views <= 1000:
         raise FanscanError(f"--views {args.views}: give 0 to 1000 views per tile")
     started = time.perf_counter()
-    classifier = TileClassifier(threads=None)  # the views of four crop zooms: a batch on every core
+    # the classifier profiles are built on; the views of four crop zooms: a batch on every core
+    classifier = TileClassifier(PROFILE_MODEL, threads=None)
     tiles = read_sources(args.sources, default_detector, classifier)
     settings = FitSettings(seed=args.seed) if args.views is None else FitSettings(views=args.views, seed=args.seed)
     kinds = len({t.tile for t in tiles})
@@ -86,7 +87,8 @@ def calibrate(args: argparse.Namespace) -> int:
               file=sys.stderr)
     bar = ProgressBar(enabled=False if args.quiet else None)
     try:
-        fitted = fit_profile(classifier, tiles, settings, progress=bar, with_loo=not args.no_loo)
+        fitted = fit_profile(classifier, tiles, settings, progress=bar, with_loo=not args.no_loo,
+                             reader=shipped_reader_beside(classifier, threads=None))
     finally:
         bar.close()
     loo = fitted["leave_one_out"]
@@ -111,7 +113,7 @@ def calibrate(args: argparse.Namespace) -> int:
     save_entry_data(out, entry, fitted["data"])
     write_history(out, [entry])
     save_profile(profile, out)
-    if loo and loo["accuracy"] is not None and loo["accuracy"] < loo["accuracy_without_profile"] and not args.quiet:
+    if loo and loo["accuracy"] is not None and loo["accuracy"] < read_without_profile(loo) and not args.quiet:
         print("warning: the profile reads held-out calibration crops worse than the shipped model does; "
               "more calibration photos a tile (or none) may serve better", file=sys.stderr)
     print(learned_line(profile, fitted["tile_counts"], loo, fitted["penalty"], out, seconds))
@@ -121,6 +123,8 @@ def calibrate(args: argparse.Namespace) -> int:
 def learned_line(profile, counts: dict[str, int], loo: dict | None, penalty: float | None, out: Path,
                  seconds: float) -> str:
     """The one closing line: what the profile learned, how held-out crops read with and without it, and where."""
+    from fanscan.calibration.fit import read_without_profile
+
     kinds = len([k for k in counts if k not in ("back", "none")])
     missing = 42 - kinds
     learned = f"learned {kinds} tile kinds from {sum(counts.values())} tiles"
@@ -128,7 +132,7 @@ def learned_line(profile, counts: dict[str, int], loo: dict | None, penalty: flo
         learned += f" ({missing} kinds had no photo: the shipped model reads them)"
     if loo and loo["accuracy"] is not None:
         how = (f"held-out {loo['left_out']} read {loo['accuracy']:.3f} with the profile, "
-               f"{loo['accuracy_without_profile']:.3f} without; {describe_strength(penalty)}")
+               f"{read_without_profile(loo):.3f} without; {describe_strength(penalty)}")
     else:
         how = f"no cross-validation; {describe_strength(penalty)}"
     zoom = f"; crops read {profile.crop_zoom:g}x closer in" if profile.crop_zoom != 1.0 else ""
@@ -159,7 +163,7 @@ def show_history(profile: Path) -> int:
 
 def remove(which: str, profile: Path, quiet: bool) -> int:
     from fanscan.calibration.learn import read_history, refit, remove_entry
-    from fanscan.vision.classify import TileClassifier
+    from fanscan.vision.classify import learning_classifier
 
     if which != "last" and not which.isdigit():
         raise FanscanError(f"--remove {which}: give an entry number (see --history) or 'last'")
@@ -172,7 +176,7 @@ def remove(which: str, profile: Path, quiet: bool) -> int:
                            f"{', '.join(str(e.number) for e in entries)})")
     if len(entries) == 1:
         raise FanscanError(f"{profile}: entry {entries[0].number} is its only one; delete the profile instead")
-    classifier = TileClassifier()
+    classifier = learning_classifier(profile)
     started = time.perf_counter()
     removed = remove_entry(profile, number)
     fitted = refit(profile, classifier)

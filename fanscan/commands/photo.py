@@ -205,7 +205,9 @@ def learn_from(args: argparse.Namespace, proposal: HandProposal, hand: Hand | No
     nothing."""
     if not getattr(args, "learn", None):
         return
+    from fanscan.calibration.fit import read_without_profile
     from fanscan.calibration.learn import learn_photo, refit
+    from fanscan.vision.classify import learning_classifier
     from fanscan.vision.pipeline import default_pipeline
 
     if hand is not None:
@@ -217,11 +219,13 @@ def learn_from(args: argparse.Namespace, proposal: HandProposal, hand: Hand | No
                   "'fix N TILE' to teach them)", file=sys.stderr)
             return
     started = time.perf_counter()
-    classifier = default_pipeline(profile_in_use(args)).classifier
+    in_use = profile_in_use(args)
+    # The profile's own classifier file (a new profile: the one profiles are built on, not the shipped reader's)
+    classifier = default_pipeline(in_use).classifier if in_use else learning_classifier(args.learn)
     entry = learn_photo(args.learn, args.image, proposal, classifier)
     fitted = refit(args.learn, classifier)
     loo = fitted.details.get("leave_one_out") or {}
-    held_out = (f"; held-out crops read {loo['accuracy']:.3f} with it, {loo['accuracy_without_profile']:.3f} "
+    held_out = (f"; held-out crops read {loo['accuracy']:.3f} with it, {read_without_profile(loo):.3f} "
                 "without" if loo.get("accuracy") is not None else "")
     print(f"fanscan: learned from this photo (history entry {entry.number}: {len(entry.tiles)} tiles, "
           f"{len(entry.hard)} the model had read wrong); profile {fitted.name!r} refitted before exiting in "

@@ -34,7 +34,7 @@ def _one_line(error: RequestValidationError) -> str:
 def learning_refitter(app: FastAPI):
     """The background refit of `--learn`: each new profile is swapped into the pipeline the photos are read with."""
     from fanscan.calibration.learn import BackgroundRefit
-    from fanscan.vision.classify import TileClassifier
+    from fanscan.vision.classify import learning_classifier
     from fanscan.vision.pipeline import default_pipeline
 
     def swap_in(profile) -> None:
@@ -42,7 +42,8 @@ def learning_refitter(app: FastAPI):
         app.state.profile = str(app.state.learn)
         app.state.profile_name = profile.name
 
-    return BackgroundRefit(app.state.learn, TileClassifier, swap_in)
+    # each refit with the classifier the profile is built on (`learning_classifier`: a new one, the profiles' file)
+    return BackgroundRefit(app.state.learn, lambda: learning_classifier(app.state.learn), swap_in)
 
 
 def create_app(rules: str = "mcr", max_upload_bytes: int = MAX_UPLOAD_BYTES, profile: str | None = None,
