@@ -97,6 +97,12 @@ def shipped_reader_beside(classifier: TileClassifier, threads: int | None = 1) -
     how a calibration's crops read without the profile; None when `classifier` is that file."""
     if Path(classifier.path).resolve() == DEFAULT_MODEL.resolve():
         return None
+    return _shipped_reader(threads)
+
+
+@functools.cache
+def _shipped_reader(threads: int | None) -> TileClassifier:
+    """One shipped reader a process per thread count: `--learn` asks for it on every confirmed photo."""
     return TileClassifier(DEFAULT_MODEL, threads=threads)
 
 

@@ -322,6 +322,16 @@ def tiles_of_confirmed_photo(image: str | Path, proposal) -> list[CalibrationTil
             for t in proposal.tiles if t.tile not in GATE_CLASSES]
 
 
+def classifier_to_learn_with(profile: str | Path, in_use: str | None):
+    """The classifier a confirmed photo joins `profile` with (`photo --learn`, `POST /api/learn`): the loaded pipeline's
+    when it reads with a profile (`in_use`, the profile's own file), else the file a new profile is built on
+    (`vision.classify.learning_classifier`), not the shipped reader's."""
+    from fanscan.vision.classify import learning_classifier
+    from fanscan.vision.pipeline import default_pipeline
+
+    return default_pipeline(in_use).classifier if in_use else learning_classifier(profile)
+
+
 def learn_photo(profile: str | Path, image: str | Path, proposal, classifier, name: str | None = None) -> Entry:
     """Add a confirmed photo to the profile's data (`classifier`: the one that read it, with the profile in use, so
     that the tiles it read wrong count as fixes). The caller refits (`refit`), now or in the background."""

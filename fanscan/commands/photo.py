@@ -206,9 +206,7 @@ def learn_from(args: argparse.Namespace, proposal: HandProposal, hand: Hand | No
     if not getattr(args, "learn", None):
         return
     from fanscan.calibration.fit import read_without_profile
-    from fanscan.calibration.learn import learn_photo, refit
-    from fanscan.vision.classify import learning_classifier
-    from fanscan.vision.pipeline import default_pipeline
+    from fanscan.calibration.learn import classifier_to_learn_with, learn_photo, refit
 
     if hand is not None:
         from fanscan.scoring import parse_hand
@@ -219,9 +217,7 @@ def learn_from(args: argparse.Namespace, proposal: HandProposal, hand: Hand | No
                   "'fix N TILE' to teach them)", file=sys.stderr)
             return
     started = time.perf_counter()
-    in_use = profile_in_use(args)
-    # The profile's own classifier file (a new profile: the one profiles are built on, not the shipped reader's)
-    classifier = default_pipeline(in_use).classifier if in_use else learning_classifier(args.learn)
+    classifier = classifier_to_learn_with(args.learn, profile_in_use(args))
     entry = learn_photo(args.learn, args.image, proposal, classifier)
     fitted = refit(args.learn, classifier)
     loo = fitted.details.get("leave_one_out") or {}

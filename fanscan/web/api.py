@@ -144,17 +144,13 @@ def learn(request: Request, photo: PhotoField,
     """Learn as you play (`fanscan serve --learn PROFILE`): the confirmed photo's tiles, with the user's fixes, join
     the profile's data (one history line), and the profile is refitted in the background; the next photos are read
     with it once that is done. Answers the history entry: its number, tiles, and how many the model had read wrong."""
-    from fanscan.calibration.learn import learn_photo
-    from fanscan.vision.classify import learning_classifier
-    from fanscan.vision.pipeline import default_pipeline
+    from fanscan.calibration.learn import classifier_to_learn_with, learn_photo
 
     profile = request.app.state.learn
     if profile is None:
         raise HTTPException(409, "this server does not learn: start it with fanscan serve --learn PROFILE.npz")
     confirmed = _confirmed_proposal(proposal)
-    in_use = request.app.state.profile
-    # The profile's own classifier file (a new profile: the one profiles are built on, not the shipped reader's)
-    classifier = default_pipeline(in_use).classifier if in_use else learning_classifier(profile)
+    classifier = classifier_to_learn_with(profile, request.app.state.profile)
     with uploaded_file(photo) as (path, name):
         entry = learn_photo(profile, path, confirmed, classifier, name=name)
     refitter = request.app.state.refitter
