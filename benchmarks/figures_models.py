@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from pathlib import Path
 
 from figure_sources import COMMANDS, DATA, figure, load, points, share
+
+from fanscan import models
 
 
 def overrides(measures: dict) -> str:
@@ -168,6 +171,27 @@ def hand_apart() -> str:
             f"`{COMMANDS['hand_apart']}`")
 
 
+def built_on(classifier: str) -> str:
+    """What the calibration curve's classifier file is, for the text (the JSON names the file it was run with)."""
+    name = Path(classifier).name
+    if name == models.PROFILE_CLASSIFIER:
+        return " (the file `fanscan calibrate` uses: run 3, which trained on 219 of the 234 development photos)"
+    if name == models.CLASSIFIER:
+        return " (the shipped reader, which held the development split out)"
+    return " (a classifier given with `--classifier`)"
+
+
+def contamination(classifier: str) -> str:
+    """The warning the development rows need when the profiles' classifier trained on those sessions."""
+    name = Path(classifier).name
+    if name == models.CLASSIFIER:
+        return ""
+    said = ("has seen those sessions: they no longer tell how a familiar set's new photos read. "
+            if name == models.PROFILE_CLASSIFIER else "may have seen those sessions (not recorded here). ")
+    return ("So the rows of development photos (the composited sessions and the sessions one at a time) show a "
+            f"profile built on a classifier that {said}")
+
+
 def calibration_curve() -> str:
     """A set profile's gain by calibration photos a tile: the table, the chosen strengths and cross-validation."""
     result = load("calibration_curve")
@@ -207,11 +231,10 @@ def calibration_curve() -> str:
     return "\n".join([
         f"**What it measured here** (`{COMMANDS['calibration_curve']}`, JSON in "
         f"`benchmarks/results/calibration_curve.json`; {plain['onnxruntime_threads']} onnxruntime and "
-        f"{plain['openblas_threads']} OpenBLAS thread). Profiles are built on `{result['classifier']}` (the file "
-        "`fanscan calibrate` uses: run 3, which trained on 219 of the 234 development photos); \"no profile\" is "
-        f"the shipped reading, `{result['reader_without_profile']}`, which held the development split out. So the "
-        "rows of development photos (the composited sessions and the sessions one at a time) show a profile built on "
-        "a classifier that has seen those sessions: they no longer tell how a familiar set's new photos read. The "
+        f"{plain['openblas_threads']} OpenBLAS thread). Profiles are built on `{result['classifier']}`"
+        f"{built_on(result['classifier'])}; \"no profile\" is the shipped reading, "
+        f"`{result['reader_without_profile']}`, which held the development split out. "
+        f"{contamination(result['classifier'])}The "
         "other makers' sets (riichi-table-leomiura, hk-crops-justinchan) were seen by neither. Calibration photos "
         "are composited from crops of the development split (a second hash splits its photo sessions into a "
         "calibration half and a test half); the test is every labelled box of the test half, top-1:",

@@ -143,3 +143,20 @@ def test_the_samples_sentence_says_what_its_override_count_counts():
     text = page("getting-started.md")
     block = re.search(r"<!-- figures:samples -->(.*?)<!-- /figures -->", text, re.DOTALL).group(1)
     assert f"; {needing_review} of them are complete only by a rule override" in block
+
+
+def test_calibration_text_names_run_3_only_for_the_profiles_file():
+    """The calibration curve's text says which classifier the profiles were built on from the file the JSON names:
+    the profiles' file (run 3) trained on the development photos, the shipped reader held them out."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import figures_models
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    profiles, shipped = "models/tile_classifier_profiles.onnx", "models/tile_classifier.onnx"
+    assert "run 3" in figures_models.built_on(profiles)
+    assert "run 3" not in figures_models.built_on(shipped)
+    assert "run 3" not in figures_models.built_on("runs/candidate/model.onnx")
+    assert "has seen those sessions" in figures_models.contamination(profiles)
+    assert figures_models.contamination(shipped) == ""
+    assert "not recorded" in figures_models.contamination("runs/candidate/model.onnx")
