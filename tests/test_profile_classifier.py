@@ -123,3 +123,20 @@ def test_without_the_profile_is_the_shipped_readers_figure_on_the_held_out_views
     no_reader = fit_profile(base, tiles, settings, crop_zooms=(1.0,))["leave_one_out"]
     assert no_reader["accuracy_shipped_reader"] is None
     assert read_without_profile(no_reader) == no_reader["accuracy_without_profile"]
+
+
+def test_model_sha256_is_hashed_again_when_the_file_changes(tmp_path):
+    """The cached hash follows the file: the same bytes give hashlib's digest, and a file rewritten in place (a new
+    size and modification time) gives the new bytes' digest, not the cached one."""
+    import hashlib
+    import os
+
+    from fanscan.vision.classify import model_sha256
+
+    path = tmp_path / "model.onnx"
+    path.write_bytes(b"first bytes")
+    assert model_sha256(path) == hashlib.sha256(b"first bytes").hexdigest()
+    path.write_bytes(b"the second, longer bytes")
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    assert model_sha256(path) == hashlib.sha256(b"the second, longer bytes").hexdigest()

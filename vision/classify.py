@@ -74,14 +74,22 @@ def model_for_profile(profile: SetProfile) -> Path:
     a profile built on it before profiles had their own file; `PROFILE_MODEL` when neither is (the profile is then
     refused, as built for another classifier)."""
     for path in (PROFILE_MODEL, DEFAULT_MODEL):
-        if path.is_file() and shipped_sha256(path) == profile.base_model_sha256:
+        if path.is_file() and model_sha256(path) == profile.base_model_sha256:
             return path
     return PROFILE_MODEL
 
 
-@functools.cache
-def shipped_sha256(path: Path) -> str:
-    """A shipped model file's sha256, hashed once a process (`model_for_profile` asks on every profiled load)."""
+def model_sha256(path: str | Path) -> str:
+    """A model file's sha256, hashed once a process for as long as the file stays as it was: keyed by its resolved
+    path, size and modification time, so that a file rewritten in place (`fanscan train`'s output) is hashed again.
+    `model_for_profile` asks on every profiled load, and the classifier it opens asks again (`check_profile`)."""
+    resolved = Path(path).resolve()
+    stat = resolved.stat()
+    return _sha256_of(resolved, stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=32)
+def _sha256_of(path: Path, size: int, modified_ns: int) -> str:
     return file_sha256(path)
 
 
@@ -164,9 +172,9 @@ class TileClassifier:
 
     @property
     def sha256(self) -> str:
-        """The model file's sha256 (what a set profile is tied to)."""
+        """The model file's sha256 (what a set profile is tied to), as it was when first asked."""
         if not hasattr(self, "_sha256"):
-            self._sha256 = file_sha256(self.path)
+            self._sha256 = model_sha256(self.path)
         return self._sha256
 
     @property
