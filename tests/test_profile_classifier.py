@@ -140,3 +140,12 @@ def test_model_sha256_is_hashed_again_when_the_file_changes(tmp_path):
     stat = path.stat()
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
     assert model_sha256(path) == hashlib.sha256(b"the second, longer bytes").hexdigest()
+
+
+def test_a_new_profile_learns_with_one_profiles_classifier_a_process(tmp_path):
+    """Until a new profile's file exists, every confirmed photo learns with the same profiles' classifier, loaded
+    once and never given a profile; once the file exists, it is read with that file's own classifier."""
+    first = learning_classifier(tmp_path / "new.npz")
+    again = learning_classifier(tmp_path / "another.npz")
+    assert first is again
+    assert first.profile is None and first.path.name == "tile_classifier_profiles.onnx"

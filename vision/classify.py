@@ -97,7 +97,7 @@ def learning_classifier(profile: str | Path, threads: int | None = 1) -> TileCla
     """The classifier a profile file learns with (`fanscan calibrate --remove`, `--learn`): the one it was built for
     and reads with when it exists, else `PROFILE_MODEL` (a profile about to be created)."""
     return TileClassifier(threads=threads, profile=profile) if Path(profile).exists() else \
-        TileClassifier(PROFILE_MODEL, threads=threads)
+        _profiles_classifier(threads)
 
 
 def shipped_reader_beside(classifier: TileClassifier, threads: int | None = 1) -> TileClassifier | None:
@@ -106,6 +106,14 @@ def shipped_reader_beside(classifier: TileClassifier, threads: int | None = 1) -
     if Path(classifier.path).resolve() == DEFAULT_MODEL.resolve():
         return None
     return _shipped_reader(threads)
+
+
+@functools.cache
+def _profiles_classifier(threads: int | None) -> TileClassifier:
+    """One `PROFILE_MODEL` without a profile a process per thread count: `POST /api/learn` asks for it on every
+    confirmed photo until a new profile's first refit writes the file (a profile file's own classifier is not
+    cached: the file changes as it learns)."""
+    return TileClassifier(PROFILE_MODEL, threads=threads)
 
 
 @functools.cache
