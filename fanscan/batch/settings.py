@@ -4,7 +4,6 @@ table so that a resume never mixes rows made under different settings."""
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 from functools import cache
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 
 from fanscan import models
 from fanscan.scoring.errors import FanscanError
+from fanscan.vision.profile import file_sha256
 
 # Bumped when the meaning of a recorded setting changes; a table recorded under another format is not resumed.
 SETTINGS_FORMAT = 1
@@ -33,11 +33,7 @@ def file_version(path: Path) -> str:
     """`sha256:` and the first hex digits of a file's hash; `missing` when there is no such file."""
     if not path.is_file():
         return "missing"
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return f"sha256:{digest.hexdigest()[:HASH_CHARS]}"
+    return f"sha256:{file_sha256(path)[:HASH_CHARS]}"
 
 
 def model_versions() -> dict[str, str]:
