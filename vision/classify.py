@@ -97,7 +97,7 @@ def learning_classifier(profile: str | Path, threads: int | None = 1) -> TileCla
     """The classifier a profile file learns with (`fanscan calibrate --remove`, `--learn`): the one it was built for
     and reads with when it exists, else `PROFILE_MODEL` (a profile about to be created)."""
     return TileClassifier(threads=threads, profile=profile) if Path(profile).exists() else \
-        _profiles_classifier(threads)
+        _classifier_without_profile(PROFILE_MODEL, threads)
 
 
 def shipped_reader_beside(classifier: TileClassifier, threads: int | None = 1) -> TileClassifier | None:
@@ -105,21 +105,16 @@ def shipped_reader_beside(classifier: TileClassifier, threads: int | None = 1) -
     how a calibration's crops read without the profile; None when `classifier` is that file."""
     if Path(classifier.path).resolve() == DEFAULT_MODEL.resolve():
         return None
-    return _shipped_reader(threads)
+    return _classifier_without_profile(DEFAULT_MODEL, threads)
 
 
 @functools.cache
-def _profiles_classifier(threads: int | None) -> TileClassifier:
-    """One `PROFILE_MODEL` without a profile a process per thread count: `POST /api/learn` asks for it on every
-    confirmed photo until a new profile's first refit writes the file (a profile file's own classifier is not
-    cached: the file changes as it learns)."""
-    return TileClassifier(PROFILE_MODEL, threads=threads)
-
-
-@functools.cache
-def _shipped_reader(threads: int | None) -> TileClassifier:
-    """One shipped reader a process per thread count: `--learn` asks for it on every confirmed photo."""
-    return TileClassifier(DEFAULT_MODEL, threads=threads)
+def _classifier_without_profile(path: Path, threads: int | None) -> TileClassifier:
+    """One classifier of a shipped file, never given a profile, a process per file and thread count, for what is
+    asked on every confirmed photo: the shipped reader `--learn` compares with (`shipped_reader_beside`), and
+    `PROFILE_MODEL` while a new profile has no file yet (`learning_classifier`; a profile file's own classifier is
+    not cached: the file changes as it learns)."""
+    return TileClassifier(path, threads=threads)
 
 
 class TileClassifier:
