@@ -171,25 +171,20 @@ def hand_apart() -> str:
             f"`{COMMANDS['hand_apart']}`")
 
 
-def built_on(classifier: str) -> str:
-    """What the calibration curve's classifier file is, for the text (the JSON names the file it was run with)."""
+def profiles_classifier_words(classifier: str) -> tuple[str, str]:
+    """What the calibration curve's classifier file is (the JSON names the file it was run with), for the text: the
+    words after its name, and the warning the development rows need when it may have trained on those sessions
+    (empty for the shipped reader, which held them out)."""
     name = Path(classifier).name
+    if name == models.CLASSIFIER:
+        return " (the shipped reader, which held the development split out)", ""
     if name == models.PROFILE_CLASSIFIER:
-        return " (the file `fanscan calibrate` uses: run 3, which trained on 219 of the 234 development photos)"
-    if name == models.CLASSIFIER:
-        return " (the shipped reader, which held the development split out)"
-    return " (a classifier given with `--classifier`)"
-
-
-def contamination(classifier: str) -> str:
-    """The warning the development rows need when the profiles' classifier trained on those sessions."""
-    name = Path(classifier).name
-    if name == models.CLASSIFIER:
-        return ""
-    said = ("has seen those sessions: they no longer tell how a familiar set's new photos read. "
-            if name == models.PROFILE_CLASSIFIER else "may have seen those sessions (not recorded here). ")
-    return ("So the rows of development photos (the composited sessions and the sessions one at a time) show a "
-            f"profile built on a classifier that {said}")
+        what = " (the file `fanscan calibrate` uses: run 3, which trained on 219 of the 234 development photos)"
+        seen = "has seen those sessions: they no longer tell how a familiar set's new photos read. "
+    else:
+        what, seen = " (a classifier given with `--classifier`)", "may have seen those sessions (not recorded here). "
+    return what, ("So the rows of development photos (the composited sessions and the sessions one at a time) show a "
+                  f"profile built on a classifier that {seen}")
 
 
 def calibration_curve() -> str:
@@ -228,13 +223,14 @@ def calibration_curve() -> str:
     seconds = [point["build_seconds"] for kind in (plain, recoloured, artwork, artwork_recoloured)
                for point in kind["curve"]]
     gain = at(recoloured, most)["with_profile"]
+    built_on, seen = profiles_classifier_words(result["classifier"])
     return "\n".join([
         f"**What it measured here** (`{COMMANDS['calibration_curve']}`, JSON in "
         f"`benchmarks/results/calibration_curve.json`; {plain['onnxruntime_threads']} onnxruntime and "
         f"{plain['openblas_threads']} OpenBLAS thread). Profiles are built on `{result['classifier']}`"
-        f"{built_on(result['classifier'])}; \"no profile\" is the shipped reading, "
+        f"{built_on}; \"no profile\" is the shipped reading, "
         f"`{result['reader_without_profile']}`, which held the development split out. "
-        f"{contamination(result['classifier'])}The "
+        f"{seen}The "
         "other makers' sets (riichi-table-leomiura, hk-crops-justinchan) were seen by neither. Calibration photos "
         "are composited from crops of the development split (a second hash splits its photo sessions into a "
         "calibration half and a test half); the test is every labelled box of the test half, top-1:",

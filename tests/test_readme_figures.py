@@ -154,9 +154,10 @@ def test_calibration_text_names_run_3_only_for_the_profiles_file():
     finally:
         sys.path.remove(str(ROOT / "benchmarks"))
     profiles, shipped = "models/tile_classifier_profiles.onnx", "models/tile_classifier.onnx"
-    assert "run 3" in figures_models.built_on(profiles)
-    assert "run 3" not in figures_models.built_on(shipped)
-    assert "run 3" not in figures_models.built_on("runs/candidate/model.onnx")
-    assert "has seen those sessions" in figures_models.contamination(profiles)
-    assert figures_models.contamination(shipped) == ""
-    assert "not recorded" in figures_models.contamination("runs/candidate/model.onnx")
+    words = figures_models.profiles_classifier_words
+    assert "run 3" in words(profiles)[0]
+    assert "run 3" not in words(shipped)[0]
+    assert "run 3" not in words("runs/candidate/model.onnx")[0]
+    assert "has seen those sessions" in words(profiles)[1]
+    assert words(shipped)[1] == ""
+    assert "not recorded" in words("runs/candidate/model.onnx")[1]
