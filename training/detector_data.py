@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 from fanscan.training.faces import Face
 from fanscan.training.label_repair import fill_colour, repair
-from fanscan.training.renders import face_on_body, ivory_colour, paste_masked, tile_with_thickness
+from fanscan.training.renders import face_on_body, ivory_colour, paste_masked, rounded_mask, tile_with_thickness
 from fanscan.vision.photometric import jpeg_roundtrip
 from fanscan.vision.splits import source_of
 from fanscan.vision.yolo_data import iter_split
@@ -47,6 +47,10 @@ BACK_COLOURS = (
     (40, 40, 200), (35, 35, 35), (180, 150, 235), (200, 200, 90),
 )
 IVORY = (225, 238, 244)
+# `restyle_tiles`: share of a tile's box kept as the photo shows it on each side (its rim, the side showing), and
+# the least side a tile needs to be worth repainting.
+RESTYLE_INSET = (0.04, 0.12)
+RESTYLE_MIN_SIDE = 8
 
 
 @dataclass
@@ -65,6 +69,7 @@ class Sample:
     image: np.ndarray  # uint8 BGR, size x size
     boxes: np.ndarray  # float32 (N, 4) pixels in the crop, positives
     ignore: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))  # regions neither pos nor neg
+    restyled: bool = False  # its tiles or table wear colours or faces the photo does not (`restyle_tiles`, `turn_hue`)
 
 
 def load_split(split_dir: Path, exclude_groups: set[str] | None = None, repair_labels: bool = False
@@ -514,6 +519,56 @@ def rendered_close_up(faces: list[Face], size: int, rng: np.random.Generator,
             np.zeros((0, 4), np.float32))
 
 
+def restyle_tiles(image: np.ndarray, boxes: np.ndarray, faces: list[Face], rng: np.random.Generator) -> np.ndarray:
+    """The photo with its labelled tiles wearing another set's faces. The training photos show a few physical sets;
+    another maker's tiles differ most in their faces (ink, strokes, the pictures), and the net learnt to be sure of a
+    tile partly from its face (session 32: riichi-table-leomiura's tiles peak at 0.2-0.3 where the familiar ones
+    reach 0.4 and more). One style of the artwork for the whole photo, as a player's set is one style; each tile a
+    face of a random kind on a body of its own brightness (or a whiter one, as many sets are), inset in its box so
+    that its rim and the side showing stay real. The boxes do not move."""
+    by_style: dict[str, list[Face]] = {}
+    for face in faces:
+        by_style.setdefault(face.style, []).append(face)
+    style = sorted(by_style)[int(rng.integers(len(by_style)))]
+    pool = by_style[style]
+    out = image.astype(np.float32)
+    ih, iw = image.shape[:2]
+    white = rng.random() < 0.5
+    for box in boxes:
+        x0, y0, x1, y1 = (float(v) for v in box)
+        w, h = x1 - x0, y1 - y0
+        if min(w, h) < RESTYLE_MIN_SIDE:
+            continue
+        left, top, right, bottom = rng.uniform(*RESTYLE_INSET, 4) * np.array([w, h, w, h])
+        fx0, fy0 = max(0, round(x0 + left)), max(0, round(y0 + top))
+        fx1, fy1 = min(iw, round(x1 - right)), min(ih, round(y1 - bottom))
+        fw, fh = fx1 - fx0, fy1 - fy0
+        if min(fw, fh) < RESTYLE_MIN_SIDE // 2:
+            continue
+        region = out[fy0:fy1, fx0:fx1]
+        own = np.percentile(region.reshape(-1, 3), 85, axis=0)
+        colour = ivory_colour(rng) * (float(own.mean()) / 235.0) if white else own
+        sideways = fw > fh * 1.15  # a claimed tile lying across its row: its face turned a quarter
+        face = pool[int(rng.integers(len(pool)))]
+        front = face_on_body(face, fh, fw, rng, colour) if sideways else face_on_body(face, fw, fh, rng, colour)
+        if sideways:
+            front = np.rot90(front, 1 if rng.random() < 0.5 else 3)
+        if rng.random() < 0.5:
+            front = front[::-1, ::-1]  # tiles lie either way up
+        alpha = cv2.GaussianBlur(rounded_mask(fw, fh, round(0.1 * min(fw, fh))).astype(np.float32) / 255.0,
+                                 (0, 0), max(0.6, min(fw, fh) / 40))[..., None]
+        region[:] = region * (1 - alpha) + front * alpha
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def turn_hue(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The photo's hues turned by any amount: the training tables are nearly all green felt or wood, another
+    player's may be blue, grey or red. Tiles are mostly unsaturated, so the table changes and their ink with it."""
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    hsv[..., 0] = ((hsv[..., 0].astype(np.int16) + int(rng.integers(1, 180))) % 180).astype(np.uint8)
+    return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+
+
 def _rot90_boxes(boxes: np.ndarray, width: int, k: int) -> np.ndarray:
     """Boxes of an image turned by np.rot90(image, k) (counter-clockwise), k in 0..3; `width` of the unturned image."""
     out = boxes.copy()
@@ -554,15 +609,19 @@ def random_sample(
     relay_p: float = 0.0, rotate_p: float = 0.0, stretch_p: float = 0.0, wide_rotate_p: float = 0.0,
     paper_p: float = 0.0, paper_faces: list[Face] | None = None,
     paper_run_share: tuple[float, float] = PAPER_RUN_SHARE, filled_p: float = 0.0, large_crop: bool = False,
+    restyle_p: float = 0.0, hue_turn_p: float = 0.0,
 ) -> Sample:
     """One augmented `size` x `size` training crop of `item` with its positive and ignored boxes. A share `paper_p`
     of them are close-ups on a sheet: rendered tiles (`rendered_close_up`, half of them when `paper_faces` are
     given) or tiles of `item` cut out (`paper_close_up`), the run's long side `paper_run_share` of `size`; of those,
     a share `filled_p` are one tile filling its photo (`filled_close_up`). `large_crop` (not with a sheet): the crop
-    is cut around one labelled tile so that its long side is `LARGE_CROP_SHARE` of the crop, the tile whole inside."""
+    is cut around one labelled tile so that its long side is `LARGE_CROP_SHARE` of the crop, the tile whole inside.
+    A share `restyle_p` of the photos (not sheets) have their tiles repainted with `paper_faces` (`restyle_tiles`),
+    and a share `hue_turn_p` of all samples their hues turned (`turn_hue`); the sample says so (`restyled`)."""
     image, boxes = item.image, item.boxes
     ignored = np.zeros((0, 4), np.float32)
     paper = None
+    restyled = False
     if paper_p and rng.random() < paper_p:
         if filled_p and rng.random() < filled_p:
             paper = filled_close_up(item, size, rng)
@@ -572,12 +631,15 @@ def random_sample(
             paper = paper_close_up(item, size, rng, paper_run_share)
     if paper is not None:
         image, boxes, ignored = paper
-    elif back_masks and relay_p and len(boxes) and rng.random() < relay_p:
-        relaid = relay_row(image, boxes, back_masks, rng)
-        if relaid is not None:
-            image, boxes, ignored = relaid
-    elif back_masks and rng.random() < composite_p:
-        image, boxes, ignored = composite_extras(image, boxes, back_masks, rng)
+    else:
+        if paper_faces and restyle_p and len(boxes) and rng.random() < restyle_p:
+            image, restyled = restyle_tiles(image, boxes, paper_faces, rng), True
+        if back_masks and relay_p and len(boxes) and rng.random() < relay_p:
+            relaid = relay_row(image, boxes, back_masks, rng)
+            if relaid is not None:
+                image, boxes, ignored = relaid
+        elif back_masks and rng.random() < composite_p:
+            image, boxes, ignored = composite_extras(image, boxes, back_masks, rng)
     if len(item.ignore) and paper is None:
         ignored = np.concatenate([ignored.reshape(-1, 4), item.ignore]).astype(np.float32)
     # Quarter turns and flips: tiles appear in every orientation on a table.
@@ -654,9 +716,11 @@ def random_sample(
                           borderValue=tuple(int(v) for v in rng.integers(0, 255, 3)))
     positives, extra_ignored = _crop_boxes(_transform_boxes(boxes, matrix), size)
     ignored_crop, _ = _crop_boxes(_transform_boxes(ignored, matrix), size, keep_all=True)
+    if hue_turn_p and rng.random() < hue_turn_p:
+        crop, restyled = turn_hue(crop, rng), True
     crop = photometric(crop, rng)
     all_ignored = np.concatenate([ignored_crop, extra_ignored]).astype(np.float32).reshape(-1, 4)
-    return Sample(crop, positives, all_ignored)
+    return Sample(crop, positives, all_ignored, restyled)
 
 
 def _transform_boxes(boxes: np.ndarray, matrix: np.ndarray) -> np.ndarray:

@@ -92,11 +92,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="share of the samples (not sheets) cut around one tile of a photo with published labels, "
                         "its long side 12-85 %% of the crop, its neighbours as the photo shows them "
                         "(detector_data.LARGE_CROP_SHARE)")
+    p.add_argument("--restyle-p", type=float, default=0.0,
+                   help="share of the photos (not sheets) whose labelled tiles are repainted with one style of "
+                        "--face-artwork (detector_data.restyle_tiles: another maker's faces on the photo's tiles)")
+    p.add_argument("--hue-turn-p", type=float, default=0.0,
+                   help="share of the samples whose hues are turned by any amount (detector_data.turn_hue: a "
+                        "table of another colour than the photos' green felt)")
     p.add_argument("--face-artwork", type=Path, default=DEFAULT_FACE_ARTWORK,
                    help="tile face artwork for the rendered sheets of --paper-p (the classifier's, ../shared/artwork)")
     p.add_argument("--distil", type=float, default=0.0,
                    help="weight of a pull towards the --init-from net's heatmap on the ordinary samples (not the "
-                        "sheets), so that a fine-tune learns the new samples without moving on the old ones")
+                        "sheets, repainted tiles or turned hues), so that a fine-tune learns the new samples "
+                        "without moving on the old ones")
     p.add_argument("--rotate-p", type=float, default=0.5, help="share of samples turned by a small angle (<= 12 deg)")
     p.add_argument("--wide-rotate-p", type=float, default=0.0,
                    help="share of samples turned by any angle up to 45 degrees (a slanted row)")
@@ -149,14 +156,15 @@ def back_masks(artwork: Path, cache: Path, out: Path) -> list[np.ndarray]:
 
 
 def sheet_faces(args: argparse.Namespace, out: Path) -> list[Face]:
-    """The faces rendered tiles of the sheets wear (`dd.rendered_close_up`); none without --paper-p."""
-    if not args.paper_p or not args.face_artwork.is_dir():
+    """The faces rendered tiles of the sheets wear (`dd.rendered_close_up`), and repainted tiles
+    (`dd.restyle_tiles`); none without --paper-p or --restyle-p."""
+    if not (args.paper_p or args.restyle_p) or not args.face_artwork.is_dir():
         return []
     from fanscan.training.faces import build_faces
 
     by_tile, _ = build_faces(args.face_artwork, FACE_CACHE)
     faces = [face for tile in sorted(by_tile) for face in by_tile[tile]]
-    log(out, f"{len(faces)} faces for rendered sheets, from {args.face_artwork}")
+    log(out, f"{len(faces)} faces for rendered sheets and repainted tiles, from {args.face_artwork}")
     return faces
 
 
@@ -175,8 +183,9 @@ def initial_weights(path: Path) -> dict:
 
 def make_batch(images: list[dd.TrainImage], masks: list[np.ndarray], args: argparse.Namespace, step: int,
                faces: list[Face] | None = None, cut_from: list[dd.TrainImage] | None = None):
-    """One batch: inputs, the five targets of `dd.encode_targets`, and which samples are sheets (`--paper-p`, drawn
-    from `cut_from`, the `dd.cuttable` photos: none, no sheets)."""
+    """One batch: inputs, the five targets of `dd.encode_targets`, and which samples show what the photos do not:
+    sheets (`--paper-p`, drawn from `cut_from`, the `dd.cuttable` photos: none, no sheets), repainted tiles or
+    turned hues (`--restyle-p`, `--hue-turn-p`). `--distil` pulls only the others."""
     import torch
 
     rng = np.random.default_rng([args.seed, step])
@@ -191,12 +200,12 @@ def make_batch(images: list[dd.TrainImage], masks: list[np.ndarray], args: argpa
                                   stretch_p=args.stretch_p, wide_rotate_p=args.wide_rotate_p,
                                   paper_p=1.0 if paper else 0.0, paper_faces=faces,
                                   paper_run_share=tuple(args.paper_run_share), filled_p=args.filled_p,
-                                  large_crop=large)
+                                  large_crop=large, restyle_p=args.restyle_p, hue_turn_p=args.hue_turn_p)
         rgb = sample.image[:, :, ::-1].astype(np.float32) / 255.0
         fields[0].append(((rgb - np.array(MEAN, np.float32)) / np.array(STD, np.float32)).transpose(2, 0, 1))
         for i, value in enumerate(dd.encode_targets(sample, args.size), start=1):
             fields[i].append(value)
-        fields[6].append(np.array([paper], np.float32))
+        fields[6].append(np.array([paper or sample.restyled], np.float32))
     return [torch.from_numpy(np.ascontiguousarray(np.stack(f))) for f in fields]
 
 
