@@ -49,7 +49,7 @@ BACK_COLOURS = (
 IVORY = (225, 238, 244)
 # `restyle_tiles`: share of a tile's box kept as the photo shows it on each side (its rim, the side showing), and
 # the least side a tile needs to be worth repainting.
-RESTYLE_INSET = (0.04, 0.12)
+RESTYLE_INSET = (0.0, 0.04)
 RESTYLE_MIN_SIDE = 8
 
 
