@@ -330,3 +330,19 @@ def test_large_crops_show_one_tile_whole_at_a_share_of_the_crop_with_its_neighbo
     assert all(low - 0.01 <= s <= high + 0.01 for s in shares)
     assert min(shares) < low + 0.15 and max(shares) > high - 0.15
     assert touching >= 10
+
+
+def test_asking_for_repainted_tiles_without_face_artwork_says_so_in_the_log(tmp_path: Path) -> None:
+    from fanscan.training.train_detector import parse_args, sheet_faces
+
+    missing = tmp_path / "no-faces"
+    args = parse_args(["--data", str(DATA), "--out", str(tmp_path), "--restyle-p", "0.4",
+                       "--face-artwork", str(missing)])
+    assert sheet_faces(args, tmp_path) == []
+    log = (tmp_path / "train.log").read_text()
+    assert str(missing) in log and "--restyle-p 0.4: no tile is repainted" in log
+    assert "--paper-p" not in log  # only what was asked for is named
+    plain = parse_args(["--data", str(DATA), "--out", str(tmp_path / "plain"), "--face-artwork", str(missing)])
+    (tmp_path / "plain").mkdir()
+    assert sheet_faces(plain, tmp_path / "plain") == []
+    assert not (tmp_path / "plain" / "train.log").exists()  # nothing asked, nothing said

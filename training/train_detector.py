@@ -158,7 +158,13 @@ def back_masks(artwork: Path, cache: Path, out: Path) -> list[np.ndarray]:
 def sheet_faces(args: argparse.Namespace, out: Path) -> list[Face]:
     """The faces rendered tiles of the sheets wear (`dd.rendered_close_up`), and repainted tiles
     (`dd.restyle_tiles`); none without --paper-p or --restyle-p."""
-    if not (args.paper_p or args.restyle_p) or not args.face_artwork.is_dir():
+    if not (args.paper_p or args.restyle_p):
+        return []
+    if not args.face_artwork.is_dir():
+        # said, not silent: a run that asks for repainted tiles gets none, and its sheets only photos' tiles
+        idle = [f"--restyle-p {args.restyle_p}: no tile is repainted"] if args.restyle_p else []
+        idle += [f"--paper-p {args.paper_p}: sheets carry no rendered tiles"] if args.paper_p else []
+        log(out, f"no face artwork at {args.face_artwork} (--face-artwork); " + "; ".join(idle))
         return []
     from fanscan.training.faces import build_faces
 
