@@ -91,10 +91,10 @@ def collect(data: Path) -> tuple[dict[str, list[tuple]], list[tuple]]:
         calibration = in_calibration_half(source)
         square_on = not is_rotated_photo(image)
         for box in item.boxes:
-            x0, y0, x1, y1 = box.to_pixels(w, h)
-            x0, y0, x1, y1 = max(0.0, x0), max(0.0, y0), min(float(w), x1), min(float(h), y1)
-            if x1 - x0 < 4 or y1 - y0 < 4:
+            clamped = box.clamped_pixels(w, h)
+            if clamped is None:
                 continue
+            x0, y0, x1, y1 = clamped
             tile = table[names[box.class_index]]
             if calibration:
                 upright = 1.25 <= (y1 - y0) / (x1 - x0) <= 1.75 and y1 - y0 >= 40  # one whole tile, big

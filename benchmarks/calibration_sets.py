@@ -58,10 +58,9 @@ def labelled_boxes(folder: Path) -> list[tuple[Path, tuple[float, float, float, 
         image = cv2.imread(str(item.image_path), cv2.IMREAD_COLOR)
         h, w = image.shape[:2]
         for box in item.boxes:
-            x0, y0, x1, y1 = box.to_pixels(w, h)
-            x0, y0, x1, y1 = max(0.0, x0), max(0.0, y0), min(float(w), x1), min(float(h), y1)
-            if x1 - x0 >= 4 and y1 - y0 >= 4:
-                out.append((item.image_path, (x0, y0, x1, y1), table[names[box.class_index]]))
+            clamped = box.clamped_pixels(w, h)
+            if clamped is not None:
+                out.append((item.image_path, clamped, table[names[box.class_index]]))
     return out
 
 
@@ -172,17 +171,12 @@ def square_on_first_k(half: list[tuple], k: int) -> list[tuple]:
     return first_k_per_kind([b for b in half if b[4] and b[4] == best[b[2]]], k)
 
 
-def is_grey(image: np.ndarray) -> bool:
-    """True when the photo's three channels are the same: a grey copy made by the dataset's augmentation."""
-    return bool(np.abs(np.diff(image.astype(np.int16), axis=2)).mean() < 1)
-
-
 def session_curves(shipped: TileClassifier, data: Path, ks: list[int], settings: FitSettings,
                    reader: TileClassifier | None = None) -> dict:
     """One familiar physical set at a time: each development session with at least `SESSION_PHOTOS` source photos
     (the shipped classifier held its sessions out), its photos alternating into two halves by source (a source's
     augmented copies stay on one side)."""
-    from fanscan.training.real_data import is_rotated_photo
+    from fanscan.training.real_data import is_grey, is_rotated_photo
     from fanscan.vision.splits import DEV, session_of, source_of, split_of
 
     names = read_class_names(find_data_yaml(data))
@@ -199,10 +193,10 @@ def session_curves(shipped: TileClassifier, data: Path, ks: list[int], settings:
         # (loose boxes) or turned grey.
         square_on = not is_rotated_photo(image) and not is_grey(image)
         for box in item.boxes:
-            x0, y0, x1, y1 = box.to_pixels(w, h)
-            x0, y0, x1, y1 = max(0.0, x0), max(0.0, y0), min(float(w), x1), min(float(h), y1)
-            if x1 - x0 < 4 or y1 - y0 < 4:
+            clamped = box.clamped_pixels(w, h)
+            if clamped is None:
                 continue
+            x0, y0, x1, y1 = clamped
             upright = 1.25 <= (y1 - y0) / (x1 - x0) <= 1.75 and y1 - y0 >= 40
             rank = (2 if upright else 1) if square_on else 0
             by_session[session_of(source)].append((item.image_path, (x0, y0, x1, y1),

@@ -38,15 +38,17 @@ def test_session_calibration_takes_square_on_tiles_upright_first_and_never_a_rot
     assert [b[3] for b in two if b[2] == "E"] == ["b"]  # one square-on tile: one, not repeated
 
 
-def test_a_grey_copy_is_told_from_a_colour_photo(calibration_sets) -> None:
+def test_a_grey_copy_is_told_from_a_colour_photo() -> None:
+    from fanscan.training.real_data import is_grey
+
     rng = np.random.default_rng(0)
     colour = rng.integers(0, 256, (40, 30, 3), dtype=np.uint8)
     grey = np.repeat(colour[:, :, :1], 3, axis=2)
-    assert calibration_sets.is_grey(grey)
-    assert not calibration_sets.is_grey(colour)
+    assert is_grey(grey)
+    assert not is_grey(colour)
     pale = grey.copy()
     pale[..., 2] = np.clip(pale[..., 2].astype(int) + 12, 0, 255)  # a faint warm cast is still colour
-    assert not calibration_sets.is_grey(pale)
+    assert not is_grey(pale)
 
 
 def test_a_profile_is_read_through_the_classifier_file_it_was_fitted_on(calibration_sets, tmp_path) -> None:

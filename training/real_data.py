@@ -46,6 +46,11 @@ def is_rotated_photo(image: np.ndarray) -> bool:
     return any(float(c.mean()) < 20 for c in corners)
 
 
+def is_grey(image: np.ndarray) -> bool:
+    """True when the photo's three channels are the same: a grey copy made by the dataset's augmentation."""
+    return bool(np.abs(np.diff(image.astype(np.int16), axis=2)).mean() < 1)
+
+
 @dataclass
 class PatchSet:
     """Patches with their class index, source-photo group and whether the box was near square (turn ambiguous)."""

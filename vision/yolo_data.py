@@ -41,6 +41,13 @@ class LabelBox:
             (self.cy + self.h / 2) * height,
         )
 
+    def clamped_pixels(self, width: int, height: int,
+                       min_side: float = 4.0) -> tuple[float, float, float, float] | None:
+        """(x0, y0, x1, y1) in pixels, cut to the image; None where less than `min_side` px a side is left."""
+        x0, y0, x1, y1 = self.to_pixels(width, height)
+        x0, y0, x1, y1 = max(0.0, x0), max(0.0, y0), min(float(width), x1), min(float(height), y1)
+        return (x0, y0, x1, y1) if x1 - x0 >= min_side and y1 - y0 >= min_side else None
+
 
 @dataclass(frozen=True)
 class LabelledImage:

@@ -32,6 +32,14 @@
    of step 3 over each zoom's chosen candidate's held-out reading per tile, from the classifier's own crop (zoom 1)
    up. The profile stores the zoom, and every crop it reads is zoomed so (`vision.profile`).
 
+5. Anchors (`calibration.anchors`), where a file of them matches the classifier: labelled tiles of its training
+   split, read at every crop zoom, that every fit also reads (the anchors of the moved kinds, weighing
+   `ANCHOR_WEIGHT` times the set's own crops in all). A fit may then move freely where it keeps the familiar looks
+   right, so `REACH` does not apply; the crop zoom is read off the shipped head (`zoom_by_shipped_head`) and the
+   cross-validation runs at that zoom only. No anchors file ships (session 35, issue 18): on the sets measured it
+   reads riichi-table-leomiura's other scenes better and the familiar sets worse than the rules above
+   (models/tile_classifier.md, "Anchors").
+
 Why not replace head rows by class means (imprinting, the first version): on held-out photos of other sets one
 calibration crop a kind pulled the row to that set's look and read other sets' flowers 0.40 instead of 0.77; the
 fit keeps what the shipped head knows unless the set's own crops show it wrong
@@ -43,10 +51,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
+from fanscan.calibration.anchors import classifier_anchors
 from fanscan.calibration.sources import CalibrationTile
 from fanscan.calibration.views import tile_views
 from fanscan.scoring.errors import FanscanError
@@ -87,6 +96,15 @@ REACH = ((0.10, 0.1), (0.25, 0.03))
 # tiles' sides: the shipped head reads its labelled boxes 0.912 as cut, 0.939 / 0.953 zoomed 1.08 / 1.15, while the
 # development split reads 0.932 -> 0.916 at 1.08). The set's own held-out views choose (`choose_zoom`).
 CROP_ZOOMS = (1.0, 1.08, 1.15, 1.22)
+# How much the anchors (`calibration.anchors`) weigh in a fit, all together, against the set's own crops (1).
+ANCHOR_WEIGHT = 1.0
+ZOOM_VIEWS = 16  # with anchors: augmented views a tile the zoom is chosen on (`zoom_by_shipped_head`)
+# With anchors, how clearly a closer zoom must read better before a set's crops are read so (`zoom_by_shipped_head`):
+# taking the best zoom outright read riichi-table-leomiura's other scenes 0.995 at one photo a tile, but one familiar
+# session (hand_01x) 0.911 (zoom 1: 0.958); one standard error kept that mistake, two do not (riichi 0.991 with the
+# zoom chosen on every view, 0.986-0.988 on 16: models/tile_classifier.md, "Anchors").
+ZOOM_ERRORS = 2.0
+WORKERS = os.cpu_count() or 1  # threads for cross-validation folds
 MAX_CROPS = 4096  # views per tile shrink so that a big calibration set still fits in seconds
 
 
@@ -122,6 +140,8 @@ class Embedded:
     # per crop: does the shipped reader (the classifier that reads without a profile) read it as its label, at the
     # classifier's own crop? None where it was not asked (`embed_zooms`' `reader`; entries stored before)
     reader_right: np.ndarray | None = None
+    # the classifier's anchors read at `crop_zoom`: (logits, embeddings, labels); None without (`calibration.anchors`)
+    anchors: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @property
     def view_number(self) -> np.ndarray:
@@ -141,7 +161,13 @@ def subset(data: Embedded, tile_numbers: list[int]) -> Embedded:
                     np.array([renumber[t] for t in data.tile_index[rows]], np.int64), starts.astype(np.int64),
                     data.turned_logits[tile_numbers], data.turned_embeddings[tile_numbers],
                     None if data.weights is None else data.weights[rows], data.crop_zoom,
-                    None if data.reader_right is None else data.reader_right[rows])
+                    None if data.reader_right is None else data.reader_right[rows], data.anchors)
+
+
+def with_anchors(data: Embedded, classifier) -> Embedded:
+    """`data` with `classifier`'s anchors read at its crop zoom (`calibration.anchors`), where it has them."""
+    anchors = classifier_anchors(classifier)
+    return replace(data, anchors=None if anchors is None else anchors.at_zoom(data.crop_zoom))
 
 
 def embed(classifier, tiles: Sequence[CalibrationTile], settings: FitSettings,
@@ -183,10 +209,12 @@ def embed_zooms(classifier, tiles: Sequence[CalibrationTile], settings: FitSetti
         offset += len(drawn)
         if progress is not None:
             progress("embedding views", number + 1, len(tiles))
+    anchors = classifier_anchors(classifier)
     return [Embedded(np.concatenate(logits), np.concatenate(embeddings), np.array(labels, np.int64),
                      np.array(owners, np.int64), np.array(plain, np.int64), np.stack([t[0] for t in turned]),
                      np.stack([t[1] for t in turned]), crop_zoom=zoom,
-                     reader_right=np.concatenate(reader_right) if reader is not None else None)
+                     reader_right=np.concatenate(reader_right) if reader is not None else None,
+                     anchors=None if anchors is None else anchors.at_zoom(zoom))
             for zoom, (logits, embeddings, turned) in zip(crop_zooms, read, strict=True)]
 
 
@@ -201,18 +229,47 @@ def zero_delta(classes: Sequence[str], size: int) -> tuple[np.ndarray, np.ndarra
     return np.zeros((len(classes), size)), np.zeros(len(classes))
 
 
+AnchorBlock = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # embeddings, base logits, position, weight
+
+
+def anchor_block(data: Embedded, tiles: np.ndarray) -> AnchorBlock | None:
+    """The anchors of the moved kinds `tiles`, ready for `fit_delta`: embeddings, logits of the moved kinds, each
+    anchor's position among them, and its weight (every moved kind's anchors together weigh alike, and all of them
+    `ANCHOR_WEIGHT` times the set's own crops). None without anchors, or none of those kinds."""
+    if data.anchors is None:
+        return None
+    logits, embeddings, labels = data.anchors
+    keep = np.flatnonzero(np.isin(labels, tiles))
+    if not len(keep):
+        return None
+    position = np.full(int(max(labels.max(), tiles.max())) + 1, -1, np.int64)
+    position[tiles] = np.arange(len(tiles))
+    kinds, counts = np.unique(labels[keep], return_counts=True)
+    per_anchor = 1.0 / (len(kinds) * counts[np.searchsorted(kinds, labels[keep])])
+    return (embeddings[keep], logits[keep][:, tiles], position[labels[keep]],
+            (ANCHOR_WEIGHT * per_anchor).astype(np.float32))
+
+
 def fit_delta(data: Embedded, rows: np.ndarray, classes: tuple[str, ...], penalty: float, settings: FitSettings,
               steps: int, start: tuple[np.ndarray, np.ndarray] | None = None,
-              moved: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+              moved: np.ndarray | None = None,
+              anchors: AnchorBlock | bool | None = True) -> tuple[np.ndarray, np.ndarray]:
     """(dW, db) over all classes (zero rows but for the `moved` kinds, by default those of `data`) fitted on the
-    crops `rows`: weighted mean cross-entropy of the corrected logits of the moved kinds + penalty / 2 * (|dW|^2 +
-    |db|^2), Adam from `start` (zero by default; see the module doc)."""
+    crops `rows` and the anchors of the moved kinds (`anchor_block`; True: built here from `data`): weighted mean
+    cross-entropy of the corrected logits of the moved kinds + penalty / 2 * (|dW|^2 + |db|^2), Adam from `start`
+    (zero by default; see the module doc)."""
     tiles = moved_classes(data, classes) if moved is None else moved
     position = np.full(len(classes), -1, np.int64)
     position[tiles] = np.arange(len(tiles))
     emb, base = data.embeddings[rows], data.logits[rows][:, tiles]
-    onehot = np.eye(len(tiles), dtype=np.float32)[position[data.labels[rows]]]
+    places = position[data.labels[rows]]
     weight = np.ones(len(rows), np.float32) if data.weights is None else data.weights[rows].astype(np.float32)
+    weight = weight / weight.sum()
+    block = anchor_block(data, tiles) if anchors is True else anchors or None
+    if block is not None:  # the set's crops weigh 1 in all, the anchors ANCHOR_WEIGHT
+        emb, base = np.concatenate([emb, block[0]]), np.concatenate([base, block[1]])
+        places, weight = np.concatenate([places, block[2]]), np.concatenate([weight, block[3]])
+    onehot = np.eye(len(tiles), dtype=np.float32)[places]
     if start is None:
         params = [np.zeros((len(tiles), emb.shape[1]), np.float32), np.zeros(len(tiles), np.float32)]
     else:
@@ -310,25 +367,26 @@ def reads_as_labelled(data: Embedded, tile_numbers: np.ndarray, delta: tuple[np.
     return probs.argmax(axis=1) == data.labels[rows]
 
 
-def choose(per_tile: np.ndarray, likelihood: np.ndarray) -> int:
+def choose(per_tile: np.ndarray, likelihood: np.ndarray, errors: float = 1.0) -> int:
     """Index of the chosen candidate (row 0 the shipped head, then from strong to no penalty): the first whose mean
-    over tiles is within one standard error of the best's, the error of their paired difference over tiles."""
+    over tiles is within `errors` standard errors of the best's, the error of their paired difference over tiles."""
     means = per_tile.mean(axis=1)
     best = max(range(len(means)), key=lambda i: (round(float(means[i]), 9), likelihood[i]))
     tiles = per_tile.shape[1]
     for i in range(len(means)):
         diff = per_tile[best] - per_tile[i]
-        error = float(diff.std(ddof=1) / np.sqrt(tiles)) if tiles > 1 else 0.0
+        error = errors * float(diff.std(ddof=1) / np.sqrt(tiles)) if tiles > 1 else 0.0
         if means[i] >= means[best] - error:
             return i
     return best
 
 
 def cross_validate(data: Embedded, tiles: Sequence[CalibrationTile], classes: tuple[str, ...],
-                   settings: FitSettings, progress: Progress | None = None) -> dict:
+                   settings: FitSettings, progress: Progress | None = None, workers: int = 1) -> dict:
     """Choose how far to move (see the module doc); the chosen candidate's figure on the held-out crops, the shipped
     head's (no profile) on the same crops, and every candidate's. The choice is made on these same folds, so the
-    figure with the profile is a little optimistic."""
+    figure with the profile is a little optimistic. `workers`: folds fitted at once (threads: the fits are numpy,
+    which lets go of the GIL in its array work)."""
     splits, left_out = held_out_splits(data, tiles, settings)
     if not splits:
         return {"penalty": settings.default_penalty, "chosen_by": "default (too few views to hold any out)",
@@ -336,7 +394,8 @@ def cross_validate(data: Embedded, tiles: Sequence[CalibrationTile], classes: tu
                 "left_out": left_out, "folds": 0}
     shipped_plain = float(reads_as_labelled(data, np.arange(len(data.plain)), zero_delta(
         classes, data.embeddings.shape[1]), classes, None).mean())
-    weakest = weakest_allowed(1.0 - shipped_plain) if left_out.startswith("views") else 0.0
+    # with anchors a fit keeps the familiar looks by itself; REACH is the guard for fits without
+    weakest = weakest_allowed(1.0 - shipped_plain) if left_out.startswith("views") and data.anchors is None else 0.0
     # None: the shipped head; then from strong to no penalty
     candidates: list[float | None] = [None, *[p for p in sorted(settings.penalties, reverse=True) if p >= weakest]]
     right = np.zeros((len(candidates), len(tiles)))
@@ -344,20 +403,31 @@ def cross_validate(data: Embedded, tiles: Sequence[CalibrationTile], classes: tu
     likelihood = np.zeros(len(candidates))
     zero = zero_delta(classes, data.embeddings.shape[1])
     moved = moved_classes(data, classes)
-    for fold, (train, test) in enumerate(splits):
+    block = anchor_block(data, moved)  # once: every fold and candidate fits with the same anchors
+
+    def run_fold(split: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        train, test = split
         truth = data.labels[test]
         owner = data.tile_index[test]
-        counted += np.bincount(owner, minlength=len(tiles))
+        fold_right = np.zeros((len(candidates), len(tiles)))
+        fold_likelihood = np.zeros(len(candidates))
         delta = zero
         for number, penalty in enumerate(candidates):
             if penalty is not None:  # warm start: each weaker penalty goes on from the stronger one's fit
                 delta = fit_delta(data, train, classes, penalty, settings, settings.cv_steps,
-                                  None if number == 1 else delta, moved)
+                                  None if number == 1 else delta, moved, block)
             probs = read_rows(data, test, delta, classes, moved)
-            right[number] += np.bincount(owner, weights=probs.argmax(axis=1) == truth, minlength=len(tiles))
-            likelihood[number] += float(np.log(probs[np.arange(len(truth)), truth] + 1e-9).sum())
-        if progress is not None:
-            progress("cross-validation", fold + 1, len(splits))
+            fold_right[number] = np.bincount(owner, weights=probs.argmax(axis=1) == truth, minlength=len(tiles))
+            fold_likelihood[number] = float(np.log(probs[np.arange(len(truth)), truth] + 1e-9).sum())
+        return fold_right, fold_likelihood, np.bincount(owner, minlength=len(tiles))
+
+    with ThreadPoolExecutor(max(1, min(workers, len(splits)))) as pool:
+        for fold, (fold_right, fold_likelihood, fold_counted) in enumerate(pool.map(run_fold, splits)):
+            right += fold_right
+            likelihood += fold_likelihood
+            counted += fold_counted
+            if progress is not None:
+                progress("cross-validation", fold + 1, len(splits))
     tested = counted > 0
     per_tile = right[:, tested] / counted[tested]
     chosen = choose(per_tile, likelihood)
@@ -369,6 +439,7 @@ def cross_validate(data: Embedded, tiles: Sequence[CalibrationTile], classes: tu
                                       minlength=len(tiles))[tested] / counted[tested]
         reader = round(float(reader_per_tile.mean()), 4)
     return {"penalty": candidates[chosen], "per_tile": per_tile[chosen], "log_likelihood": float(likelihood[chosen]),
+            "per_tile_shipped": per_tile[0], "anchors": len(block[0]) if block is not None else 0,
             "chosen_by": f"held-out {left_out}",
             "accuracy": round(float(means[chosen]), 4), "accuracy_without_profile": round(float(means[0]), 4),
             "accuracy_shipped_reader": reader,
@@ -401,8 +472,16 @@ def fit_profile(classifier, tiles: Sequence[CalibrationTile], settings: FitSetti
     if not tiles:
         raise FanscanError("no calibration tiles")
     zooms = tuple(crop_zooms) if with_loo else tuple(crop_zooms)[:1]
+    classes = tuple(classifier.classes)
+    if len(zooms) > 1 and classifier_anchors(classifier) is not None:
+        # the zoom from the shipped head's reading of a few views at each, then every view at that zoom only
+        looks = embed_zooms(classifier, tiles, replace(settings, views=ZOOM_VIEWS), zooms, progress)
+        chosen, readings = zoom_by_shipped_head(looks)
+        data = embed(classifier, tiles, settings, progress, zooms[chosen], reader)
+        return with_zoom_readings(fit_embedded(data, tiles, classes, settings, True, progress, workers=WORKERS),
+                                  zooms, readings) | {"data": data, "crop_zoom": data.crop_zoom}
     embedded = embed_zooms(classifier, tiles, settings, zooms, progress, reader if with_loo else None)
-    return fit_zooms(embedded, tiles, tuple(classifier.classes), settings, with_loo, progress)
+    return fit_zooms(embedded, tiles, classes, settings, with_loo, progress)
 
 
 def fit_zooms(embedded: Sequence[Embedded], tiles: Sequence[CalibrationTile], classes: tuple[str, ...],
@@ -412,6 +491,12 @@ def fit_zooms(embedded: Sequence[Embedded], tiles: Sequence[CalibrationTile], cl
     if not with_loo:
         return fit_embedded(embedded[0], tiles, classes, settings, False, progress) | {
             "data": embedded[0], "crop_zoom": embedded[0].crop_zoom}
+    if len(embedded) > 1 and embedded[0].anchors is not None:
+        chosen, readings = zoom_by_shipped_head(embedded)
+        data = embedded[chosen]
+        fitted = fit_embedded(data, tiles, classes, settings, True, progress, workers=WORKERS)
+        return with_zoom_readings(fitted, [d.crop_zoom for d in embedded], readings) | {
+            "data": data, "crop_zoom": data.crop_zoom}
     results = []
     # one zoom a core: the fits are numpy, which lets go of the GIL in its array work
     with ThreadPoolExecutor(min(len(embedded), os.cpu_count() or 1)) as pool:
@@ -434,6 +519,39 @@ def fit_zooms(embedded: Sequence[Embedded], tiles: Sequence[CalibrationTile], cl
     return fitted | {"data": data, "crop_zoom": data.crop_zoom}
 
 
+def shipped_head_by_zoom(embedded: Sequence[Embedded]) -> np.ndarray:
+    """(zooms x tiles): the share of each tile's first `ZOOM_VIEWS` augmented views that the shipped head reads as
+    its label, at each zoom (the same views, zoomed)."""
+    out = []
+    for data in embedded:
+        views = (data.view_number >= 1) & (data.view_number <= ZOOM_VIEWS)
+        right = data.logits.argmax(axis=1) == data.labels
+        tiles = len(data.plain)
+        out.append(np.bincount(data.tile_index[views], weights=right[views], minlength=tiles)
+                   / np.maximum(np.bincount(data.tile_index[views], minlength=tiles), 1))
+    return np.stack(out)
+
+
+def zoom_by_shipped_head(embedded: Sequence[Embedded]) -> tuple[int, np.ndarray]:
+    """With anchors: the index of the chosen zoom, and each zoom's reading per tile (`shipped_head_by_zoom`). The
+    chosen zoom is the first (from the classifier's own crop) at which the shipped head reads the tiles' views within
+    `ZOOM_ERRORS` standard errors of its best zoom (`choose`). A fit's own held-out views cannot choose the zoom:
+    once a fit may move freely they read 0.99 at every zoom."""
+    readings = shipped_head_by_zoom(embedded)
+    return choose(readings, np.zeros(len(readings)), ZOOM_ERRORS), readings
+
+
+def with_zoom_readings(fitted: dict, zooms: Sequence[float], readings: np.ndarray) -> dict:
+    """`fitted` with what chose its crop zoom in its cross-validation's figures."""
+    loo = fitted["leave_one_out"]
+    if loo is not None:
+        loo["crop_zoom_candidates"] = {f"{z:g}": {"shipped_head_reads_views": round(float(r), 4)}
+                                       for z, r in zip(zooms, readings.mean(axis=1), strict=True)}
+        loo["crop_zoom_rule"] = (f"where the shipped head reads {ZOOM_VIEWS} views of each tile best (anchored "
+                                 "fit: calibration.anchors)")
+    return fitted
+
+
 def choose_zoom(tried: Sequence[tuple[Embedded, dict]]) -> int:
     """Index of the chosen crop zoom among (crops embedded at it, their cross-validation), zooms increasing: the rule
     of the penalty (`choose`: the first within one standard error of the best) over each zoom's chosen candidate's
@@ -446,13 +564,14 @@ def choose_zoom(tried: Sequence[tuple[Embedded, dict]]) -> int:
 
 
 def fit_embedded(data: Embedded, tiles: Sequence[CalibrationTile], classes: tuple[str, ...], settings: FitSettings,
-                 with_loo: bool = True, progress: Progress | None = None, loo: dict | None = None) -> dict:
-    """(dW, db), the cross-validation (None without it: then the default penalty; `loo`: already run on `data`),
-    the penalty, counts, settings."""
+                 with_loo: bool = True, progress: Progress | None = None, loo: dict | None = None,
+                 workers: int = 1) -> dict:
+    """(dW, db), the cross-validation (None without it: then the default penalty; `loo`: already run on `data`;
+    `workers`: its folds fitted at once), the penalty, counts, settings."""
     if loo is None and with_loo:
-        loo = cross_validate(data, tiles, classes, settings, progress)
+        loo = cross_validate(data, tiles, classes, settings, progress, workers)
     if loo is not None:
-        loo = {k: v for k, v in loo.items() if k not in ("per_tile", "log_likelihood")}
+        loo = {k: v for k, v in loo.items() if k not in ("per_tile", "log_likelihood", "per_tile_shipped")}
     penalty = loo["penalty"] if loo else settings.default_penalty
     moved = moved_classes(data, classes)
     delta = zero_delta(classes, data.embeddings.shape[1]) if penalty is None else \

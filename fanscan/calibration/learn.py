@@ -35,6 +35,7 @@ from fanscan.calibration.fit import (
     moved_classes,
     read_rows,
     reads_as_labelled,
+    with_anchors,
 )
 from fanscan.calibration.profile_file import check_profile_path as check_profile_file
 from fanscan.calibration.profile_file import save_profile
@@ -276,7 +277,7 @@ def refit(profile: str | Path, classifier, name: str | None = None,
     if not entries:
         raise FanscanError(f"{profile}: its history is empty: nothing to fit (the profile is left as it was)")
     parts = [load_entry_data(profile, e) for e in entries]
-    data = join(parts)
+    data = with_anchors(join(parts), classifier)  # anchors are the classifier's, never stored in an entry
     tiles = [CalibrationTile(np.zeros((1, 1, 3), np.uint8), np.zeros((4, 2), np.float32), tile,
                              f"{e.number}:{e.photos[i] if i < len(e.photos) else e.source}")
              for e in entries for i, tile in enumerate(e.tiles)]

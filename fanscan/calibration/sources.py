@@ -106,10 +106,10 @@ def tiles_from_yolo(folder: str | Path) -> list[CalibrationTile]:
                     print(f"fanscan calibrate: {item.label_path}:{number}: box coordinates not finite numbers "
                           "(NaN, infinite or too large): left out", file=sys.stderr)
                     continue
-                x0, y0, x1, y1 = box.to_pixels(width, height)
-                x0, y0, x1, y1 = max(0.0, x0), max(0.0, y0), min(float(width), x1), min(float(height), y1)
-                if x1 - x0 < 4 or y1 - y0 < 4:
+                clamped = box.clamped_pixels(width, height)
+                if clamped is None:
                     continue
+                x0, y0, x1, y1 = clamped
                 tiles.append(context_tile(loaded.image, quad_from_box(x0, y0, x1, y1), table[names[box.class_index]],
                                           item.image_path.name))
     if not tiles:
