@@ -64,3 +64,24 @@ def test_a_profile_is_read_through_the_classifier_file_it_was_fitted_on(calibrat
     profiled = calibration_sets.profile_of(other, fitted, "copy")
     assert profiled.path == copy
     assert profiled.profile is not None
+
+
+def test_one_photo_each_takes_the_first_single_tile_photo_of_every_kind(monkeypatch, tmp_path) -> None:
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    from calibration_one_photo_each import one_photo_each
+
+    source = tmp_path / "set"
+    (source / "images").mkdir(parents=True)
+    (source / "labels").mkdir()
+    (source / "data.yaml").write_text("names: ['1m', '2m']\n", encoding="utf-8")
+    photos = {"a": ["0 0.5 0.5 0.4 0.6"], "b": ["0 0.5 0.5 0.4 0.6"], "c": ["1 0.2 0.5 0.2 0.6", "0 0.7 0.5 0.2 0.6"],
+              "d": ["1 0.5 0.5 0.4 0.6"], "e": []}
+    for name, lines in photos.items():
+        (source / "images" / f"{name}.jpg").write_bytes(b"not read")
+        (source / "labels" / f"{name}.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    out = tmp_path / "one-each"
+    # "a" is the first 1m; "b" is a second 1m, "c" holds two tiles, "e" none: only "d" adds a kind
+    assert one_photo_each(source, out) == ["a.jpg", "d.jpg"]
+    assert sorted(p.name for p in (out / "images").iterdir()) == ["a.jpg", "d.jpg"]
+    assert sorted(p.name for p in (out / "labels").iterdir()) == ["a.txt", "d.txt"]
+    assert (out / "data.yaml").is_file()
