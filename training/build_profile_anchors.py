@@ -24,7 +24,7 @@ from fanscan.vision.classify import PROFILE_MODEL, TileClassifier
 from fanscan.vision.crops import quad_from_box, zoom_crop
 from fanscan.vision.dataset_classes import guess_table
 from fanscan.vision.splits import TRAIN, session_of, split_of
-from fanscan.vision.yolo_data import find_data_yaml, iter_split, read_class_names
+from fanscan.vision.yolo_data import LabelBox, find_data_yaml, iter_split, read_class_names
 
 from fanscan.calibration.anchors import Anchors, anchors_path, save_anchors
 from fanscan.calibration.fit import CROP_ZOOMS
@@ -35,8 +35,8 @@ PER_KIND = 40
 MIN_SIDE = 24  # px: big enough to read as a calibration photo shows a tile
 
 
-def candidate_boxes(data: Path) -> dict[str, dict[str, list[tuple[Path, tuple[float, float, float, float]]]]]:
-    """Upright labelled boxes of the training split: per tile kind, per photo session, (image, box in pixels)."""
+def candidate_boxes(data: Path) -> dict[str, dict[str, list[tuple[Path, LabelBox]]]]:
+    """Every labelled box of the training split: per tile kind, per photo session, (image, label box)."""
     names = read_class_names(find_data_yaml(data))
     table = guess_table(names)
     by_kind: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
@@ -46,7 +46,7 @@ def candidate_boxes(data: Path) -> dict[str, dict[str, list[tuple[Path, tuple[fl
         for box in item.boxes:
             if not 0 <= box.class_index < len(names):
                 continue
-            # labels are fractions of the image: upright and big enough is judged in pixels once the image is read
+            # labels are fractions of the image: shape and size are judged in pixels once the image is read
             by_kind[table[names[box.class_index]]][session_of(item.image_path)].append((item.image_path, box))
     return by_kind
 

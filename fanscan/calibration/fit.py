@@ -478,8 +478,7 @@ def fit_profile(classifier, tiles: Sequence[CalibrationTile], settings: FitSetti
         looks = embed_zooms(classifier, tiles, replace(settings, views=ZOOM_VIEWS), zooms, progress)
         chosen, readings = zoom_by_shipped_head(looks)
         data = embed(classifier, tiles, settings, progress, zooms[chosen], reader)
-        return with_zoom_readings(fit_embedded(data, tiles, classes, settings, True, progress, workers=WORKERS),
-                                  zooms, readings) | {"data": data, "crop_zoom": data.crop_zoom}
+        return fit_anchored(data, tiles, classes, settings, progress, zooms, readings)
     embedded = embed_zooms(classifier, tiles, settings, zooms, progress, reader if with_loo else None)
     return fit_zooms(embedded, tiles, classes, settings, with_loo, progress)
 
@@ -493,10 +492,8 @@ def fit_zooms(embedded: Sequence[Embedded], tiles: Sequence[CalibrationTile], cl
             "data": embedded[0], "crop_zoom": embedded[0].crop_zoom}
     if len(embedded) > 1 and embedded[0].anchors is not None:
         chosen, readings = zoom_by_shipped_head(embedded)
-        data = embedded[chosen]
-        fitted = fit_embedded(data, tiles, classes, settings, True, progress, workers=WORKERS)
-        return with_zoom_readings(fitted, [d.crop_zoom for d in embedded], readings) | {
-            "data": data, "crop_zoom": data.crop_zoom}
+        return fit_anchored(embedded[chosen], tiles, classes, settings, progress, [d.crop_zoom for d in embedded],
+                            readings)
     results = []
     # one zoom a core: the fits are numpy, which lets go of the GIL in its array work
     with ThreadPoolExecutor(min(len(embedded), os.cpu_count() or 1)) as pool:
@@ -541,15 +538,19 @@ def zoom_by_shipped_head(embedded: Sequence[Embedded]) -> tuple[int, np.ndarray]
     return choose(readings, np.zeros(len(readings)), ZOOM_ERRORS), readings
 
 
-def with_zoom_readings(fitted: dict, zooms: Sequence[float], readings: np.ndarray) -> dict:
-    """`fitted` with what chose its crop zoom in its cross-validation's figures."""
+def fit_anchored(data: Embedded, tiles: Sequence[CalibrationTile], classes: tuple[str, ...], settings: FitSettings,
+                 progress: Progress | None, zooms: Sequence[float], readings: np.ndarray) -> dict:
+    """`fit_embedded` on `data`, the crops embedded at the zoom `zoom_by_shipped_head` chose (cross-validation folds
+    on every core), with that zoom, those crops and what chose the zoom (each of `zooms`' `readings`)."""
+    fitted = fit_embedded(data, tiles, classes, settings, True, progress, workers=WORKERS)
     loo = fitted["leave_one_out"]
     if loo is not None:
         loo["crop_zoom_candidates"] = {f"{z:g}": {"shipped_head_reads_views": round(float(r), 4)}
                                        for z, r in zip(zooms, readings.mean(axis=1), strict=True)}
-        loo["crop_zoom_rule"] = (f"where the shipped head reads {ZOOM_VIEWS} views of each tile best (anchored "
-                                 "fit: calibration.anchors)")
-    return fitted
+        loo["crop_zoom_rule"] = (f"the first zoom from 1 at which the shipped head reads {ZOOM_VIEWS} views of each "
+                                 f"tile within {ZOOM_ERRORS:g} standard errors of its best zoom (anchored fit: "
+                                 "calibration.anchors)")
+    return fitted | {"data": data, "crop_zoom": data.crop_zoom}
 
 
 def choose_zoom(tried: Sequence[tuple[Embedded, dict]]) -> int:
