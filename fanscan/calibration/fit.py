@@ -40,6 +40,11 @@
    reads riichi-table-leomiura's other scenes better and the familiar sets worse than the rules above
    (models/tile_classifier.md, "Anchors").
 
+6. Prototype pull (`PROTOTYPE_PULL`, `pull_applies`): with one tile a kind, where the shipped head misreads a
+   calibration tile and the fit moves, each calibrated kind's row also gains a nearest-class-mean term (session 37:
+   riichi-table-leomiura 0.981 -> 0.995 at one photo a tile, the familiar sessions as they were, the composited
+   construction of many sets 0.975 -> 0.950; models/tile_classifier.md, "Prototype pull").
+
 Why not replace head rows by class means (imprinting, the first version): on held-out photos of other sets one
 calibration crop a kind pulled the row to that set's look and read other sets' flowers 0.40 instead of 0.77; the
 fit keeps what the shipped head knows unless the set's own crops show it wrong
@@ -108,6 +113,13 @@ WORKERS = os.cpu_count() or 1  # threads for cross-validation folds
 MAX_CROPS = 4096  # views per tile shrink so that a big calibration set still fits in seconds
 
 
+# With one tile a kind, where the shipped head misreads at least one calibration tile and the fit moves at all: each
+# calibrated kind's row also gains this much of its mean view embedding (unit length, over the views' mean norm),
+# a nearest-class-mean pull toward how this set draws the kind (`pull_toward_prototypes`). See models/tile_classifier.md
+# ("Prototype pull", session 37) for what chose it and what it costs.
+PROTOTYPE_PULL = 16.0
+
+
 @dataclass(frozen=True)
 class FitSettings:
     views: int = 48  # augmented views per calibration tile (plus its plain crop)
@@ -116,6 +128,7 @@ class FitSettings:
     # L2 strengths the cross-validation tries, from near the shipped head to a free head (0: no penalty)
     penalties: tuple[float, ...] = (1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001, 0.0)
     default_penalty: float = 0.05  # --no-loo: no cross-validation
+    prototype_pull: float = PROTOTYPE_PULL  # 0: off (`pull_toward_prototypes`)
     view_folds: int = 3  # one tile a kind: folds of each tile's views
     cv_views: int = 12  # several tiles a kind: views per tile in each cross-validation fit and test
     cv_steps: int = 100  # steps of each cross-validation fit (warm-started from the next stronger penalty's)
@@ -577,9 +590,37 @@ def fit_embedded(data: Embedded, tiles: Sequence[CalibrationTile], classes: tupl
     moved = moved_classes(data, classes)
     delta = zero_delta(classes, data.embeddings.shape[1]) if penalty is None else \
         fit_delta(data, np.arange(len(data.labels)), classes, penalty, settings, settings.steps, moved=moved)
+    pull = settings.prototype_pull if pull_applies(loo, penalty, data) else 0.0
+    if pull:
+        delta = pull_toward_prototypes(data, delta, classes, pull)
     counts: dict[str, int] = {}
     for tile in tiles:
         counts[tile.tile] = counts.get(tile.tile, 0) + 1
     return {"delta": delta, "moved": tuple(classes[i] for i in moved), "leave_one_out": loo, "penalty": penalty,
-            "tile_counts": counts,
+            "prototype_pull": pull, "tile_counts": counts,
             "photos": len({t.photo for t in tiles}), "settings": asdict(settings), "crops_embedded": len(data.labels)}
+
+
+def pull_applies(loo: dict | None, penalty: float | None, data: Embedded) -> bool:
+    """Whether a fit gets the prototype pull (`PROTOTYPE_PULL`): one tile a kind (its views held out), no anchors, a
+    fit that moves (not the shipped head), and a shipped head that misreads at least one calibration tile."""
+    if loo is None or penalty is None or data.anchors is not None:
+        return False
+    shipped_reads = loo.get("shipped_reads_calibration_tiles")
+    return str(loo.get("left_out", "")).startswith("views") and shipped_reads is not None and shipped_reads < 1.0
+
+
+def pull_toward_prototypes(data: Embedded, delta: tuple[np.ndarray, np.ndarray], classes: tuple[str, ...],
+                           pull: float) -> tuple[np.ndarray, np.ndarray]:
+    """`delta` with each calibrated kind's row moved `pull` x its prototype: the mean of its crops' unit-length
+    embeddings, made unit length, over the crops' mean embedding norm (so that the added logit is about `pull` x the
+    cosine between a crop and the prototype). Linear in the embedding, so a profile file stores it as any delta."""
+    weight = delta[0].copy()
+    tiles, _ = gate_indices(classes)
+    norms = np.linalg.norm(data.embeddings, axis=1, keepdims=True)
+    unit = data.embeddings / np.maximum(norms, 1e-12)
+    mean_norm = max(float(norms.mean()), 1e-12)
+    for kind in np.intersect1d(np.unique(data.labels), tiles):
+        prototype = unit[data.labels == kind].mean(axis=0)
+        weight[kind] += pull * prototype / max(float(np.linalg.norm(prototype)), 1e-12) / mean_norm
+    return weight, delta[1]
