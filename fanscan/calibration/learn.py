@@ -263,7 +263,7 @@ def fit_reading_hard_tiles(data: Embedded, tiles: Sequence[CalibrationTile], cla
         if penalty != chosen:
             fitted["delta"] = fit_delta(data, np.arange(len(data.labels)), classes, penalty, settings,
                                         settings.steps, moved=moved)
-            if fitted.get("prototype_pull"):  # the pull the first fit chose goes with every weaker one
+            if fitted["prototype_pull"]:  # the pull the first fit chose goes with every weaker one
                 fitted["delta"] = pull_toward_prototypes(data, fitted["delta"], classes, fitted["prototype_pull"])
             fitted["penalty"] = penalty
             fitted["moved_for_fixes"] = True
@@ -305,7 +305,7 @@ def refit(profile: str | Path, classifier, name: str | None = None,
         classes=classes, delta_weight=fitted["delta"][0], delta_bias=fitted["delta"][1], moved=fitted["moved"],
         leave_one_out_accuracy=loo["accuracy"] if loo else None, crop_zoom=data.crop_zoom,
         details={"leave_one_out": loo, "penalty": fitted["penalty"],
-                 "prototype_pull": fitted.get("prototype_pull", 0.0), "tiles": len(tiles),
+                 "prototype_pull": fitted["prototype_pull"], "tiles": len(tiles),
                  "photos": fitted["photos"], "tile_counts": counts, "settings": fitted["settings"],
                  "crops_embedded": fitted["crops_embedded"], "history_entries": len(entries),
                  "moved_for_fixes": fitted.get("moved_for_fixes", False), "base_model": classifier.path.name})

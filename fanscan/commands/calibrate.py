@@ -101,7 +101,7 @@ def calibrate(args: argparse.Namespace) -> int:
         moved=fitted["moved"], leave_one_out_accuracy=loo["accuracy"] if loo else None,
         crop_zoom=fitted["crop_zoom"],
         details={"leave_one_out": loo, "penalty": fitted["penalty"],
-                 "prototype_pull": fitted.get("prototype_pull", 0.0), "tiles": len(tiles), "photos": fitted["photos"],
+                 "prototype_pull": fitted["prototype_pull"], "tiles": len(tiles), "photos": fitted["photos"],
                  "tile_counts": fitted["tile_counts"], "settings": fitted["settings"],
                  "crops_embedded": fitted["crops_embedded"], "seconds": seconds,
                  "base_model": classifier.path.name},
