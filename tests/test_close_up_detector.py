@@ -29,11 +29,12 @@ class CountingDetector:
     """A stand-in detector: the same boxes for every call, and the number of calls."""
 
     def __init__(self, boxes: list) -> None:
-        self.boxes, self.calls = boxes, 0
+        self.boxes, self.calls, self.flip_averaged = boxes, 0, []
         self.info = SimpleNamespace(weak_evidence=DEFAULT_WEAK_EVIDENCE)
 
-    def detect(self, image: np.ndarray, refine: bool = True) -> list:
+    def detect(self, image: np.ndarray, refine: bool = True, flip_average: bool = False) -> list:
         self.calls += 1
+        self.flip_averaged.append(flip_average)
         return list(self.boxes)
 
 
@@ -47,12 +48,15 @@ def test_a_close_up_of_one_tile_is_read_by_the_close_up_detector():
     assert first_net.calls == 1  # its shrunk view only, to see whether its own reading found more tiles
     assert close_net.calls >= 1
     assert len(result.detections) >= 1
+    # Its look at the photo averages three views; the first net's shrunk view, and the close-up net's, are one each.
+    assert close_net.flip_averaged[0] is True and not any(close_net.flip_averaged[1:])
+    assert first_net.flip_averaged == [False]
 
 
 class ScriptedDetector(CountingDetector):
     """A stand-in detector that finds these boxes on the photo and nothing on the shrunk view."""
 
-    def detect(self, image: np.ndarray, refine: bool = True) -> list:
+    def detect(self, image: np.ndarray, refine: bool = True, flip_average: bool = False) -> list:
         self.calls += 1
         return list(self.boxes) if self.calls == 1 else []
 

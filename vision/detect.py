@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -181,16 +181,27 @@ class TileDetector:
         # One tile found as two overlapping halves becomes one box (`merge_split_tiles`); False only to measure it.
         self.merge_splits = True
 
-    def run(self, image_bgr: np.ndarray, size: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
-        """Letterboxed forward pass: (heatmap (H, W), distances (4, H, W) in input pixels, scale input/original)."""
+    def run(self, image_bgr: np.ndarray, size: int | None = None, flip_average: bool = False
+            ) -> tuple[np.ndarray, np.ndarray, float]:
+        """Letterboxed forward pass: (heatmap (H, W), distances (4, H, W) in input pixels, scale input/original).
+        `flip_average`: the mean of the net's outputs over the blob as it is, mirrored and upside down
+        (`flip_averaged`), at three times the cost."""
         blob, scale = input_blob(image_bgr, size or self.info.input_size, self.info)
+        if flip_average:
+            heat, distances = flip_averaged(self._forward, blob)
+            return heat, distances, scale
+        heat, distances = self._forward(blob)
+        return heat, distances, scale
+
+    def _forward(self, blob: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         heat, distances = self.session.run(None, {self.input_name: blob})
-        return heat[0, 0], distances[0], scale
+        return heat[0, 0], distances[0]
 
     def detect(self, image_bgr: np.ndarray, score_threshold: float | None = None, refine: bool = True,
-               partition: bool | None = None, merge_splits: bool | None = None) -> list[DetectedTile]:
-        """`merge_splits` None: as `self.merge_splits` says."""
-        boxes, scores, centres = self.proposals(image_bgr, score_threshold, refine)
+               partition: bool | None = None, merge_splits: bool | None = None, flip_average: bool = False
+               ) -> list[DetectedTile]:
+        """`merge_splits` None: as `self.merge_splits` says; `flip_average`: the full view's pass as `run` says."""
+        boxes, scores, centres = self.proposals(image_bgr, score_threshold, refine, flip_average)
         tiles = self.finish(boxes, scores, centres, image_bgr.shape[:2], partition, merge_splits)
         return self.recheck_sideways(image_bgr, tiles) if self.sideways_check else tiles
 
@@ -213,13 +224,13 @@ class TileDetector:
             tiles[chosen[k]] = make_tile(local[k], tiles[chosen[k]].score)
         return tiles
 
-    def proposals(self, image_bgr: np.ndarray, score_threshold: float | None = None, refine: bool = True
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def proposals(self, image_bgr: np.ndarray, score_threshold: float | None = None, refine: bool = True,
+                  flip_average: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The net's boxes (x0, y0, x1, y1, photo pixels, uncalibrated), scores and peak centres after
         suppression, best score first: everything `detect` does before `finish`."""
         check_image(image_bgr)
         threshold = self.info.score_threshold if score_threshold is None else score_threshold
-        heat, distances, scale = self.run(image_bgr)
+        heat, distances, scale = self.run(image_bgr, flip_average=flip_average)
         boxes, scores, centres = decode(heat, distances, self.info.stride, threshold)
         boxes, centres = boxes / scale, centres / scale
         if refine:
@@ -369,6 +380,27 @@ def input_blob(image_bgr: np.ndarray, size: int, info: DetectorInfo) -> tuple[np
     canvas, scale = letterbox(image_bgr, size, size, info.pad_multiple)
     # Scale from the resize only: the padding adds no offset because it sits right / bottom.
     return normalised_blob([canvas], info.mean, info.std, info.channel_order), scale
+
+
+# The distances' channels (left, top, right, bottom) as a mirrored or upside-down view sees them: its left is the
+# photo's right, its top the photo's bottom.
+MIRRORED_SIDES = [2, 1, 0, 3]
+UPSIDE_DOWN_SIDES = [0, 3, 2, 1]
+
+
+def flip_averaged(forward: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], blob: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The mean of `forward`'s (heatmap (H, W), distances (4, H, W)) over the NCHW `blob` as it is, mirrored
+    left to right and turned upside down, each view's outputs flipped back (and their sides swapped) onto the blob's
+    cells. The whole padded blob is flipped, so that every view's grid lands on the same cells. The net learnt with
+    flips, so each view is as valid a look; their mean is surer than any one where a single look is unsure (a
+    stranger's large tile, found in pieces on one view and whole on another)."""
+    heat, distances = forward(blob)
+    mirrored_heat, mirrored = forward(np.ascontiguousarray(blob[:, :, :, ::-1]))
+    upside_heat, upside = forward(np.ascontiguousarray(blob[:, :, ::-1, :]))
+    mean_heat = (heat + mirrored_heat[:, ::-1] + upside_heat[::-1, :]) / 3
+    mean_distances = (distances + mirrored[MIRRORED_SIDES][:, :, ::-1] + upside[UPSIDE_DOWN_SIDES][:, ::-1, :]) / 3
+    return np.ascontiguousarray(mean_heat, np.float32), np.ascontiguousarray(mean_distances, np.float32)
 
 
 def decode(heat: np.ndarray, distances: np.ndarray, stride: int, threshold: float

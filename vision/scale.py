@@ -292,6 +292,16 @@ def zoom_out(image: np.ndarray, detect: Callable[[np.ndarray], list[DetectedTile
 # .846 / .874 -> .769 / .830 (at >= 0.95: hk .863 / .759, close-ups .813 / .868): the classifier reads two to four
 # large tiles, or a tile with its sheet around it, as one tile as confidently (session 12).
 CLOSE_UP_FEWER_THAN = 8
+# The close-up detector's look at the photo averages its outputs over the photo as it is, mirrored and upside down
+# (`detect.flip_averaged`; session 38, `python benchmarks/evaluate.py --all`, by the session-9 rule, recall /
+# precision / end-to-end, one view -> three): hk-crops-justinchan .849 / .705 / .740 -> .918 / .779 / .794, the
+# close-ups .910 / .904 / .846 -> .931 / .914 / .876, the large tiles .886 / .897 / .828 -> .895 / .908 / .830,
+# riichi-table-leomiura and dev as they were or up; the artwork close-ups .984 / .944 -> .979 / .916 (one tile
+# fewer, five boxes more; end-to-end as it was). Mirrored views alone (two) read hk-crops .904 / .733 but the large
+# tiles' end-to-end 0.826 and riichi one tile fewer; averaging the views' maximum instead of their mean, or the
+# shrunk look's views too, read hk-crops worse (.753 / .579, .808 / .634). It costs two more passes of the close-up
+# net, only on the photos it reads.
+FLIP_AVERAGE = True
 
 
 def read_close_up(image: np.ndarray, detector: Any, first: list[DetectedTile],
@@ -314,7 +324,9 @@ def read_close_up(image: np.ndarray, detector: Any, first: list[DetectedTile],
                                                                                        weak_evidence):
         return own_pass()
     reader = close_up()
-    close_first = reader.detect(image, refine=False)
+    # Its look at the photo itself is the mean of three views (`detect.flip_averaged`, FLIP_AVERAGE); its look at
+    # the photo shrunk is one view.
+    close_first = reader.detect(image, refine=False, flip_average=FLIP_AVERAGE)
     read = zoom_out(image, functools.partial(reader.detect, refine=False), close_first, reader.info.weak_evidence)
     own = own_pass()
     if found_more_tiles(own.detections, read.detections):
