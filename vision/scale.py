@@ -298,9 +298,9 @@ CLOSE_UP_FEWER_THAN = 8
 # close-ups .910 / .904 / .846 -> .931 / .914 / .876, the large tiles .886 / .897 / .828 -> .895 / .908 / .830,
 # riichi-table-leomiura and dev as they were or up; the artwork close-ups .984 / .944 -> .979 / .916 (one tile
 # fewer, five boxes more; end-to-end as it was). Mirrored views alone (two) read hk-crops .904 / .733 but the large
-# tiles' end-to-end 0.826 and riichi one tile fewer; averaging the views' maximum instead of their mean, or the
-# shrunk look's views too, read hk-crops worse (.753 / .579, .808 / .634). It costs two more passes of the close-up
-# net, only on the photos it reads.
+# tiles' end-to-end 0.826 and riichi one tile fewer; the two views' maximum instead of their mean, or views of the
+# shrunk looks instead of the photo's, read hk-crops worse (.753 / .579, .808 / .634). It costs two more passes
+# of the close-up net, only on the photos it reads.
 FLIP_AVERAGE = True
 
 
