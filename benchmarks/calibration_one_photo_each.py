@@ -6,8 +6,11 @@ hk-crops-justinchan (development only, never trained on) holds single-tile crops
 each kind by file name becomes a YOLO folder of 42 photos (in a temporary folder), `fanscan calibrate` builds a
 profile from it, the way a player would run it, and the set's other crops are read with and without that profile.
 The timings are the command's own (`seconds` in the profile) and this process's wall clock around it. The models
-are loaded once before timing. hk-crops mixes two or three physical sets, so "the other crops" include other sets'
-tiles of a kind: a harder test than one set's other photos.
+are loaded once before timing. The other crops are read twice: their labelled boxes' crops by the classifier
+(`with_profile`, `without_profile`), and the photos whole through the product's `Pipeline` (`end_to_end`: found and
+read right over labelled, as `evaluate.py` measures it, with recall and precision), with and without the profile.
+hk-crops mixes two or three physical sets, so "the other crops" include other sets' tiles of a kind: a harder test
+than one set's other photos.
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the fanscan CLI does (s
 import cv2
 import numpy as np
 from calibration_sets import labelled_boxes
+from evaluate import evaluate
 from fanscan.vision.classify import DEFAULT_MODEL, TileClassifier
 from fanscan.vision.crops import crop_box
+from fanscan.vision.pipeline import Pipeline
 from fanscan.vision.profile import load_profile
 from results_file import ROOT, write_json
 
@@ -50,6 +55,22 @@ def one_photo_each(folder: Path, out: Path) -> list[str]:
         shutil.copy(images[0], out / "images" / images[0].name)
         shutil.copy(label, out / "labels" / label.name)
     return sorted(taken.values())
+
+
+def copy_photos(folder: Path, names: list[str], out: Path) -> None:
+    """The photos `names` of the YOLO folder `folder`, with their labels, as a YOLO folder `out`."""
+    (out / "images").mkdir(parents=True)
+    (out / "labels").mkdir()
+    shutil.copy(folder / "data.yaml", out / "data.yaml")
+    for name in names:
+        shutil.copy(folder / "images" / name, out / "images" / name)
+        shutil.copy(folder / "labels" / f"{Path(name).stem}.txt", out / "labels" / f"{Path(name).stem}.txt")
+
+
+def through_pipeline(folder: Path, pipeline: Pipeline) -> dict:
+    """Recall, precision and end-to-end of the photos of `folder` through `pipeline` (`evaluate.evaluate`)."""
+    measured = evaluate(folder, pipeline, progress=False)["all"]
+    return {key: measured[key] for key in ("recall", "precision", "end_to_end_accuracy")}
 
 
 def read_share(classifier: TileClassifier, crops: np.ndarray, truth: list[str]) -> tuple[int, list[list[str]]]:
@@ -78,7 +99,11 @@ def main(argv: list[str] | None = None) -> int:
         wall = time.perf_counter() - started
         profile = load_profile(profile_path)
         profiled = TileClassifier(profile=profile_path)
-    others = [b for b in labelled_boxes(args.data) if b[0].name not in set(taken)]
+        others = [b for b in labelled_boxes(args.data) if b[0].name not in set(taken)]
+        other_photos = Path(folder) / "others"
+        copy_photos(args.data, sorted({p.name for p, _, _ in others}), other_photos)
+        pipeline_without = through_pipeline(other_photos, Pipeline())
+        pipeline_with = through_pipeline(other_photos, Pipeline(profile=profile_path))
     crops = np.stack([crop_box(cv2.imread(str(p), cv2.IMREAD_COLOR), box, shipped.crop_spec) for p, box, _ in others])
     truth = [t for _, _, t in others]
     right_without, wrong_without = read_share(shipped, crops, truth)
@@ -93,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
               "held_out_views_with_profile": loo.get("accuracy"),
               "without_profile": round(right_without / len(truth), 4),
               "with_profile": round(right_with / len(truth), 4),
+              "pipeline_without_profile": pipeline_without, "pipeline_with_profile": pipeline_with,
               "wrong_without_profile": wrong_without, "wrong_with_profile": wrong_with}
     print(result, file=sys.stderr)
     write_json(args.json, result)

@@ -85,3 +85,22 @@ def test_one_photo_each_takes_the_first_single_tile_photo_of_every_kind(monkeypa
     assert sorted(p.name for p in (out / "images").iterdir()) == ["a.jpg", "d.jpg"]
     assert sorted(p.name for p in (out / "labels").iterdir()) == ["a.txt", "d.txt"]
     assert (out / "data.yaml").is_file()
+
+
+def test_copy_photos_makes_a_yolo_folder_of_the_photos_named(monkeypatch, tmp_path) -> None:
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    from calibration_one_photo_each import copy_photos
+
+    source = tmp_path / "set"
+    (source / "images").mkdir(parents=True)
+    (source / "labels").mkdir()
+    (source / "data.yaml").write_text("names: ['1m']\n", encoding="utf-8")
+    for name in ("a", "b", "c"):
+        (source / "images" / f"{name}.jpg").write_bytes(name.encode())
+        (source / "labels" / f"{name}.txt").write_text(f"0 0.5 0.5 0.{ord(name) - 96} 0.5\n", encoding="utf-8")
+    out = tmp_path / "others"
+    copy_photos(source, ["a.jpg", "c.jpg"], out)
+    assert sorted(p.name for p in (out / "images").iterdir()) == ["a.jpg", "c.jpg"]
+    assert (out / "images" / "c.jpg").read_bytes() == b"c"
+    assert (out / "labels" / "c.txt").read_text(encoding="utf-8") == "0 0.5 0.5 0.3 0.5\n"
+    assert not (out / "labels" / "b.txt").exists() and (out / "data.yaml").is_file()
