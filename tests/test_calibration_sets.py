@@ -66,19 +66,25 @@ def test_a_profile_is_read_through_the_classifier_file_it_was_fitted_on(calibrat
     assert profiled.profile is not None
 
 
+def yolo_folder(folder: Path, names: str, photos: dict[str, tuple[bytes, list[str]]]) -> Path:
+    """A YOLO folder: data.yaml with `names`, and per photo its image bytes and label lines."""
+    (folder / "images").mkdir(parents=True)
+    (folder / "labels").mkdir()
+    (folder / "data.yaml").write_text(f"names: {names}\n", encoding="utf-8")
+    for name, (image, lines) in photos.items():
+        (folder / "images" / f"{name}.jpg").write_bytes(image)
+        (folder / "labels" / f"{name}.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return folder
+
+
 def test_one_photo_each_takes_the_first_single_tile_photo_of_every_kind(monkeypatch, tmp_path) -> None:
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     from calibration_one_photo_each import one_photo_each
 
-    source = tmp_path / "set"
-    (source / "images").mkdir(parents=True)
-    (source / "labels").mkdir()
-    (source / "data.yaml").write_text("names: ['1m', '2m']\n", encoding="utf-8")
     photos = {"a": ["0 0.5 0.5 0.4 0.6"], "b": ["0 0.5 0.5 0.4 0.6"], "c": ["1 0.2 0.5 0.2 0.6", "0 0.7 0.5 0.2 0.6"],
               "d": ["1 0.5 0.5 0.4 0.6"], "e": []}
-    for name, lines in photos.items():
-        (source / "images" / f"{name}.jpg").write_bytes(b"not read")
-        (source / "labels" / f"{name}.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    unread = {name: (b"not read", lines) for name, lines in photos.items()}
+    source = yolo_folder(tmp_path / "set", "['1m', '2m']", unread)
     out = tmp_path / "one-each"
     # "a" is the first 1m; "b" is a second 1m, "c" holds two tiles, "e" none: only "d" adds a kind
     assert one_photo_each(source, out) == ["a.jpg", "d.jpg"]
@@ -91,13 +97,8 @@ def test_copy_photos_makes_a_yolo_folder_of_the_photos_named(monkeypatch, tmp_pa
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     from calibration_one_photo_each import copy_photos
 
-    source = tmp_path / "set"
-    (source / "images").mkdir(parents=True)
-    (source / "labels").mkdir()
-    (source / "data.yaml").write_text("names: ['1m']\n", encoding="utf-8")
-    for name in ("a", "b", "c"):
-        (source / "images" / f"{name}.jpg").write_bytes(name.encode())
-        (source / "labels" / f"{name}.txt").write_text(f"0 0.5 0.5 0.{ord(name) - 96} 0.5\n", encoding="utf-8")
+    source = yolo_folder(tmp_path / "set", "['1m']",
+                         {name: (name.encode(), [f"0 0.5 0.5 0.{ord(name) - 96} 0.5"]) for name in ("a", "b", "c")})
     out = tmp_path / "others"
     copy_photos(source, ["a.jpg", "c.jpg"], out)
     assert sorted(p.name for p in (out / "images").iterdir()) == ["a.jpg", "c.jpg"]
