@@ -42,9 +42,6 @@ DEFAULT_SET = ROOT.parent / "shared" / "data" / "hk-crops-justinchan"
 def one_photo_each(folder: Path, out: Path) -> list[str]:
     """Copy the first single-tile photo of each kind (by file name) of the YOLO folder `folder` into `out` (YOLO
     layout); the names of the photos taken."""
-    (out / "images").mkdir(parents=True)
-    (out / "labels").mkdir()
-    shutil.copy(folder / "data.yaml", out / "data.yaml")
     taken: dict[str, str] = {}
     for label in sorted((folder / "labels").glob("*.txt")):
         lines = [line for line in label.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -52,9 +49,9 @@ def one_photo_each(folder: Path, out: Path) -> list[str]:
         if len(lines) != 1 or not images or lines[0].split()[0] in taken:
             continue
         taken[lines[0].split()[0]] = images[0].name
-        shutil.copy(images[0], out / "images" / images[0].name)
-        shutil.copy(label, out / "labels" / label.name)
-    return sorted(taken.values())
+    names = sorted(taken.values())
+    copy_photos(folder, names, out)
+    return names
 
 
 def copy_photos(folder: Path, names: list[str], out: Path) -> None:

@@ -187,10 +187,7 @@ class TileDetector:
         `flip_average`: the mean of the net's outputs over the blob as it is, mirrored and upside down
         (`flip_averaged`), at three times the cost."""
         blob, scale = input_blob(image_bgr, size or self.info.input_size, self.info)
-        if flip_average:
-            heat, distances = flip_averaged(self._forward, blob)
-            return heat, distances, scale
-        heat, distances = self._forward(blob)
+        heat, distances = flip_averaged(self._forward, blob) if flip_average else self._forward(blob)
         return heat, distances, scale
 
     def _forward(self, blob: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
